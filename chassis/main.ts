@@ -1,0 +1,43 @@
+/**
+ * Composition root of the `atcasim` command: parses the command line (commander) and hands off to
+ * the verb modules in chassis/cli/. Real sockets, files, timers and the logger are created by the
+ * verbs through chassis/io; the core (board/, chassis/ model code) receives them as ports.
+ */
+import { Command, CommanderError } from 'commander';
+import { registerAll } from './cli/index.ts';
+import type { CliContext } from './cli/context.ts';
+
+/**
+ * Runs the CLI. @param argv process.argv-style array (node, script, args…).
+ * @returns the exit status: 0 ok, 1 check failed/refused, 2 usage or input error.
+ */
+export async function main(argv: string[], io: Partial<Pick<CliContext, 'stdout' | 'stderr'>> = {}): Promise<number> {
+  let code = 0;
+  const ctx: CliContext = {
+    stdout: io.stdout ?? process.stdout,
+    stderr: io.stderr ?? process.stderr,
+    setExit: (c) => {
+      if (c > code) code = c;
+    },
+  };
+  const program = new Command();
+  program
+    .name('atcasim')
+    .description('Emulator of an ATCA load-balancer appliance (shelf, boards, IPMI, HA pairs)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => ctx.stdout.write(s),
+      writeErr: (s) => ctx.stderr.write(s),
+    });
+  await registerAll(program, ctx);
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // --help / --version exit 0; usage errors 2 (commander already printed the message).
+      return e.exitCode === 0 ? code : 2;
+    }
+    throw e;
+  }
+  return code;
+}
