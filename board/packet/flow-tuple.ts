@@ -102,3 +102,36 @@ export function addressText(family: 0 | 4 | 6, a: Uint8Array): string {
   if (bestStart < 0) return hex(w);
   return `${hex(w.slice(0, bestStart))}::${hex(w.slice(bestStart + bestLen))}`;
 }
+
+/**
+ * What the boards may read of a parsed packet (implemented by the parser's result object,
+ * board/packet/parse.ts). Everything is valid until the next packet is parsed into the same
+ * object: consumers copy what they keep.
+ */
+export interface PacketView {
+  /** The captured bytes of the frame (a view; reused by the reader for the next packet). */
+  readonly frame: Uint8Array;
+  /** Original length on the wire (pcap orig_len), bytes. */
+  readonly origLen: number;
+  /** Link type of the interface the packet came from (low 16 bits, FCS bits stripped). */
+  readonly linkType: number;
+  /** Offset of the outermost Ethernet header (destination MAC at +0, source MAC at +6), or -1. */
+  readonly ethOffset: number;
+  /** Number of 802.1Q/802.1ad tags on the outermost Ethernet header (IDs in vlanIds[0..count-1], outer first). */
+  readonly vlanCount: number;
+  readonly vlanIds: Uint16Array;
+  /** First IP header (the switch/transit view). family 0 when the packet has no usable IP header. */
+  readonly outer: FlowTuple;
+  /** Innermost IP header after decapsulating every tunnel (IP-in-IP, GRE, VXLAN, Geneve…);
+   * same values as `outer` when there is no tunnel. Never the header quoted in an ICMP error. */
+  readonly inner: FlowTuple;
+  /** Number of tunnel levels stripped to reach `inner` (0 = not tunnelled). */
+  readonly tunnelDepth: number;
+  /** True when `outer` is an ICMP/ICMPv6 error quoting another packet; `quoted` then holds the
+   * quoted packet's tuple with src/dst and ports swapped back to the original flow's direction
+   * reversed, i.e. as the flow's owner would see the flow (for PMTUD steering). */
+  readonly icmpError: boolean;
+  readonly quoted: FlowTuple;
+  /** True when the parser flagged the packet as malformed (see `error`). */
+  readonly malformed: boolean;
+}
