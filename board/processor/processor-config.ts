@@ -83,6 +83,8 @@ export interface SessionTableConfig {
   promoteAfterHits: number;
   /** Ternary (ACL) table capacity, default 4096. */
   aclCapacity: number;
+  /** Persistence (client → RS stickiness) entries per board, default 262,144. Optional. */
+  persistenceCapacity?: number;
 }
 
 /** IPVS-like timeouts (ms). Defaults: SYN_RECV 60 s, ESTABLISHED 900 s, FIN_WAIT 120 s,
@@ -94,6 +96,8 @@ export interface TimeoutConfig {
   tcpClose: number;
   udp: number;
   other: number;
+  /** TCP TIME_WAIT (both sides sent FIN), default 120 s as IPVS. Optional. */
+  tcpTimeWait?: number;
 }
 
 export interface ProcessorConfig {
@@ -101,6 +105,16 @@ export interface ProcessorConfig {
   timeouts: TimeoutConfig;
   services: VirtualServiceConfig[];
   acl: AclRuleConfig[];
+  /** What a TCP segment other than a SYN does when it finds no session. true (default): the
+   * session is picked up mid-stream (replayed real captures usually start mid-connection);
+   * false: strict mode, the segment is dropped with reason `no_session` (SYN-flood defence). */
+  midstreamPickup?: boolean;
+  /** Outer source address of IPIP/GRE tunnels to the RS, default 10.255.0.<slot> /
+   * fd00:a7ca::<slot>. */
+  tunnelSourceV4?: string;
+  tunnelSourceV6?: string;
+  /** Seed of the session/flow hash (both boards of an HA pair must use the same), default 0x9e3779b9. */
+  hashSeed?: number;
 }
 
 export const DEFAULT_SESSION_TABLE: Readonly<SessionTableConfig> = {
@@ -108,6 +122,7 @@ export const DEFAULT_SESSION_TABLE: Readonly<SessionTableConfig> = {
   hotCapacity: 65_536,
   promoteAfterHits: 8,
   aclCapacity: 4096,
+  persistenceCapacity: 262_144,
 };
 
 export const DEFAULT_TIMEOUTS: Readonly<TimeoutConfig> = {
@@ -117,6 +132,7 @@ export const DEFAULT_TIMEOUTS: Readonly<TimeoutConfig> = {
   tcpClose: 10_000,
   udp: 300_000,
   other: 60_000,
+  tcpTimeWait: 120_000,
 };
 
 export const DEFAULT_HEALTH: Readonly<HealthCheckConfig> = {
