@@ -1,0 +1,214 @@
+/**
+ * The shelf configuration as the rest of atcasim sees it: fully defaulted, validated, typed.
+ * Produced by `parseShelfConfig` (./shelf-config.ts) from the shelf YAML (docs/shelf.md documents
+ * every key); the YAML's snake_case keys become camelCase here, durations become ms.
+ *
+ * Naming and addressing (PICMG 3.0 §3.2.1, research/ipmi.md §E.1): boards are named by logical slot
+ * (`slot1`…`slot14`); hardware address HA = 40h + logical slot; IPMB-0 address = 2 × HA. ShMCs are
+ * `shmc-a`/`shmc-b` in the dedicated ShMC sites; the logical shelf-manager address (20h) follows
+ * the active ShMC. Fan trays are `fan1`…, power entry modules `pem1`….
+ */
+import type { EcmpConfig } from '../../board/switch/switch-config.ts';
+import type { ProcessorConfig } from '../../board/processor/processor-config.ts';
+import type { HaConfig, PairConfig } from '../ha/ha-config.ts';
+import type { FruInventory } from '../sensors/fru.ts';
+import type { Linearization, ThresholdValues } from '../sensors/sensor.ts';
+import type { SensorKindName } from '../sensors/sensor-types.ts';
+
+/** What occupies a FRU position. */
+export type FruKind = 'shmc' | 'hub' | 'processor' | 'fan' | 'pem';
+
+/** PICMG site types (Get Address Info byte 7; research/ipmi.md §E.1). */
+export const SITE_TYPE = {
+  board: 0x00,
+  pem: 0x01,
+  shelfFru: 0x02,
+  shmc: 0x03,
+  fanTray: 0x04,
+} as const;
+
+/** A threshold sensor as configured (engineering units). */
+export interface ThresholdSensorConfig {
+  kind: 'threshold';
+  name: string;
+  /** Sensor number within its controller, 1..254. */
+  number: number;
+  type: Exclude<SensorKindName, 'hotswap'>;
+  /** IPMI sensor type code. */
+  sensorType: number;
+  /** IPMI unit code and its name (e.g. 1, 'degrees C'). */
+  unitCode: number;
+  unit: string;
+  linearization: Linearization;
+  thresholds: ThresholdValues;
+  hysteresis: { positive: number; negative: number };
+  /** Initial reading. */
+  nominal: number;
+}
+
+/** The PICMG Hot Swap sensor (type F0h, reading type 6Fh). */
+export interface HotSwapSensorConfig {
+  kind: 'hotswap';
+  name: string;
+  number: number;
+  sensorType: 0xf0;
+}
+
+export type SensorConfig = ThresholdSensorConfig | HotSwapSensorConfig;
+
+/** Power levels of a FRU (PICMG 3.0 Get/Set Power Level, §3.9.1.x). */
+export interface PowerConfig {
+  /** Steady-state draw of each power level 1..n, in W (ascending). */
+  levelsW: number[];
+  /** Level the FRU asks for (1..n), default n. */
+  desiredLevel: number;
+  /** Dynamic power reconfiguration supported (Get Power Level b7). */
+  dynamic: boolean;
+  /** Delay to stable power, in ms (reported in 0.1 s units). */
+  delayMs: number;
+}
+
+/** Which FRU Control options (PICMG 2Ch/04h) the FRU supports besides cold reset. */
+export interface FruControlConfig {
+  warmReset: boolean;
+  gracefulReboot: boolean;
+  diagnosticInterrupt: boolean;
+}
+
+/** Serial console line settings (issue 7). */
+export interface ConsoleConfig {
+  /** Baud rate, default 115200. */
+  baud: number;
+  /** Data bits, parity, stop bits, e.g. `8N1` (default). */
+  framing: string;
+  dataBits: 5 | 6 | 7 | 8;
+  parity: 'none' | 'even' | 'odd' | 'mark' | 'space';
+  stopBits: 1 | 2;
+}
+
+/** Identity the controller reports in Get Device ID (IPMI v2.0 §20.1). */
+export interface DeviceIdentity {
+  deviceId: number;
+  revision: number;
+  firmwareMajor: number;
+  /** Minor revision as two BCD digits' value, e.g. 5 for "1.05", 10 for "2.10". */
+  firmwareMinor: number;
+  /** IANA manufacturer ID (default 315Ah, PICMG, so ipmitool decodes PICMG sensor types). */
+  manufacturerId: number;
+  productId: number;
+}
+
+/** Fan tray levels (PICMG Get Fan Speed Properties, 2Ch/14h). */
+export interface FanConfig {
+  minLevel: number;
+  maxLevel: number;
+  normalLevel: number;
+}
+
+/** One managed FRU (an IPM controller and its FRU 0). */
+export interface FruConfig {
+  /** 'shmc-a', 'slot3', 'fan1', 'pem1'. */
+  name: string;
+  kind: FruKind;
+  /** Device ID string (MC device locator; `fru print` description), ≤ 16 characters, e.g. 'Node3'. */
+  label: string;
+  /** Logical slot (boards only). */
+  slot?: number;
+  /** Physical (front-panel) position (boards only). */
+  physicalSlot?: number;
+  siteType: number;
+  siteNumber: number;
+  hardwareAddress: number;
+  /** IPMB-0 address = 2 × hardware address. */
+  ipmbAddress: number;
+  entityId: number;
+  entityInstance: number;
+  inventory: FruInventory;
+  /** FRU device size in bytes. */
+  fruSize: number;
+  sensors: SensorConfig[];
+  power: PowerConfig;
+  fruControl: FruControlConfig;
+  device: DeviceIdentity;
+  /** ShMC and boards only. */
+  console?: ConsoleConfig;
+  /** Fan trays only. */
+  fan?: FanConfig;
+  /** PEMs only: power the PEM can supply, W. */
+  capacityW?: number;
+}
+
+/** Hot-swap timing and shelf-manager policy. */
+export interface HotSwapConfig {
+  /** Time of each automatic M-state step (M2→M3, M3→M4, M5→M6, M6→M1), ms. Default 1000. */
+  stepMs: number;
+  /** The shelf manager grants activation (M2→M3) by itself. Default true. */
+  autoActivate: boolean;
+  /** The shelf manager approves deactivation requests (M5→M6) by itself. Default true. */
+  autoDeactivate: boolean;
+}
+
+/** IPMI-over-LAN settings (the IPMI helper's CLI flags override these). */
+export interface IpmiSettings {
+  /** Default 127.0.0.1. */
+  bind: string;
+  /** Default 6230. */
+  port: number;
+  /** IPMI 1.5 sessions (MD5 only), default true. */
+  ipmi15: boolean;
+  /** RMCP+ cipher suites offered, default [3, 17]. */
+  cipherSuites: number[];
+  /** Session idle timeout, default 60000 ms. */
+  idleTimeoutMs: number;
+}
+
+/** The whole shelf. */
+export interface ShelfConfig {
+  name: string;
+  /** Number of logical slots, default 14. */
+  slotCount: number;
+  /** physicalOrder[p - 1] = logical slot at physical position p. */
+  physicalOrder: number[];
+  hotSwap: HotSwapConfig;
+  /** SEL capacity in records, default 4096. */
+  selCapacity: number;
+  /** Delay between off and on of a chassis power cycle, default 1000 ms. */
+  powerCycleIntervalMs: number;
+  /** Chassis info area written into FRUs that carry one (shelf identity). */
+  chassisFru: { type: number; partNumber: string; serial: string };
+  /** The logical shelf manager. */
+  shelfManager: {
+    /** IPMB address that follows the active ShMC, default 20h. */
+    address: number;
+    /** Device ID string of the logical shelf manager, default 'ShMC'. */
+    label: string;
+  };
+  /** Every FRU: ShMCs first, then boards by logical slot, fan trays, PEMs. */
+  frus: FruConfig[];
+  dataplane: { ecmp: EcmpConfig; processor: ProcessorConfig };
+  ha: { timing: HaConfig; pairs: PairConfig[] };
+  ipmi: IpmiSettings;
+  /** File the configuration came from (for messages). */
+  source: string;
+}
+
+/** Default console line: 115200 8N1. */
+export const DEFAULT_CONSOLE: Readonly<ConsoleConfig> = { baud: 115200, framing: '8N1', dataBits: 8, parity: 'none', stopBits: 1 };
+
+/** PICMG 3.0 14-slot shelf: physical positions 1..14 hold logical slots 13, 11, …, 1, 2, …, 14
+ * (hubs in the middle). */
+export const PICMG_14_SLOT_ORDER: readonly number[] = [13, 11, 9, 7, 5, 3, 1, 2, 4, 6, 8, 10, 12, 14];
+
+/** Default IPMI settings. */
+export const DEFAULT_IPMI: Readonly<IpmiSettings> = {
+  bind: '127.0.0.1',
+  port: 6230,
+  ipmi15: true,
+  cipherSuites: [3, 17],
+  idleTimeoutMs: 60_000,
+};
+
+/** Hardware address of a board in logical slot n (PICMG 3.0: 40h + n). */
+export function boardHardwareAddress(slot: number): number {
+  return 0x40 + slot;
+}

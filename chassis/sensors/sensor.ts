@@ -1,0 +1,266 @@
+/**
+ * Sensors of an IPM controller: threshold sensors with the six IPMI thresholds and hysteresis,
+ * and the discrete PICMG Hot Swap sensor.
+ *
+ * Follows IPMI v2.0 §36 (sensor readings, linearisation y = (M·x + B·10^Bexp)·10^Rexp, §36.3),
+ * §36.1/Table 42-2 (threshold event offsets: 00h LNC going low … 0Bh UNR going high), §35.14 (Get
+ * Sensor Reading: threshold comparison status, b0 ≤ LNC … b5 ≥ UNR) and §29.7 (event data 1 for
+ * threshold events: b7:6 = 01b trigger reading in byte 2, b5:4 = 01b trigger threshold in byte 3).
+ * Comparisons happen on raw (8-bit, unsigned) readings, as a BMC does.
+ * Pure: readings are injected with setValue; nothing ticks.
+ */
+
+/** The six thresholds, in the order the SDR stores them (UNR, UC, UNC, LNR, LC, LNC). */
+export type ThresholdName = 'lnr' | 'lc' | 'lnc' | 'unc' | 'uc' | 'unr';
+export const THRESHOLD_NAMES: readonly ThresholdName[] = ['lnc', 'lc', 'lnr', 'unc', 'uc', 'unr'];
+
+/** Threshold values in engineering units (°C, V, A, RPM, W); an absent key = threshold not used. */
+export type ThresholdValues = Partial<Record<ThresholdName, number>>;
+
+/** Linear conversion factors of an analog sensor (IPMI v2.0 §36.3). M is 10-bit signed, B 10-bit
+ * signed, Bexp and Rexp 4-bit signed. */
+export interface Linearization {
+  m: number;
+  b: number;
+  bExp: number;
+  rExp: number;
+}
+
+/** Bit of each threshold in the SDR readable/settable masks and in Get Sensor Reading byte 3. */
+export const THRESHOLD_BIT: Readonly<Record<ThresholdName, number>> = { lnc: 0, lc: 1, lnr: 2, unc: 3, uc: 4, unr: 5 };
+
+/** Event offset (Table 42-2) of each threshold's "going" direction that atcasim generates:
+ * lower thresholds going low, upper thresholds going high. */
+export const THRESHOLD_EVENT_OFFSET: Readonly<Record<ThresholdName, number>> = {
+  lnc: 0x00,
+  lc: 0x02,
+  lnr: 0x04,
+  unc: 0x07,
+  uc: 0x09,
+  unr: 0x0b,
+};
+
+const UPPER: ReadonlySet<ThresholdName> = new Set(['unc', 'uc', 'unr']);
+
+/** Static description of a threshold sensor (from the shelf configuration). */
+export interface ThresholdSensorDef {
+  /** Sensor number within its controller, 1..254 (FFh reserved). */
+  number: number;
+  /** ID string, ≤ 16 characters. */
+  name: string;
+  /** IPMI sensor type code (01h temperature, 02h voltage, …). */
+  sensorType: number;
+  /** IPMI base unit code (Table 43-15). */
+  unitCode: number;
+  linearization: Linearization;
+  thresholds: ThresholdValues;
+  /** Hysteresis in engineering units, applied when deasserting. */
+  hysteresis: { positive: number; negative: number };
+  /** Initial reading (engineering units). */
+  nominal: number;
+}
+
+/** One threshold assertion change produced by a new reading or new thresholds. */
+export interface ThresholdEvent {
+  threshold: ThresholdName;
+  /** true = assertion (crossed), false = deassertion (back past threshold ∓ hysteresis). */
+  asserted: boolean;
+  /** Event offset (Table 42-2). */
+  offset: number;
+  /** Raw reading and raw threshold, as event data 2 and 3 carry them. */
+  rawReading: number;
+  rawThreshold: number;
+  /** Engineering values for display. */
+  value: number;
+  thresholdValue: number;
+  /** SEL event data bytes 1–3 (§29.7). */
+  eventData: [number, number, number];
+  /** Event dir/type byte: 01h (threshold) with b7 set on deassertion. */
+  eventDirType: number;
+}
+
+/** Converts a raw reading to engineering units. */
+export function rawToValue(raw: number, l: Linearization): number {
+  const v = (l.m * raw + l.b * 10 ** l.bExp) * 10 ** l.rExp;
+  // Round away binary noise (e.g. 0.1 * 3 = 0.30000000000000004) to 10 significant digits.
+  return Number(v.toPrecision(10));
+}
+
+/** Converts an engineering value to the nearest raw reading, clamped to 0..255. */
+export function valueToRaw(value: number, l: Linearization): number {
+  const x = Math.round((value / 10 ** l.rExp - l.b * 10 ** l.bExp) / l.m);
+  return Math.max(0, Math.min(255, x));
+}
+
+/** Converts a hysteresis amount (engineering units, ≥ 0) to raw counts (0..255). */
+export function hysteresisToRaw(amount: number, l: Linearization): number {
+  return Math.max(0, Math.min(255, Math.round(amount / (Math.abs(l.m) * 10 ** l.rExp))));
+}
+
+/** True when `value` survives the value → raw → value round trip within half a count. */
+export function representable(value: number, l: Linearization): boolean {
+  const x = (value / 10 ** l.rExp - l.b * 10 ** l.bExp) / l.m;
+  return x >= -0.5 && x <= 255.5;
+}
+
+/**
+ * A threshold sensor with injectable readings. Tracks which thresholds are asserted (with
+ * hysteresis on the way back) and reports each change as a ThresholdEvent.
+ */
+export class ThresholdSensor {
+  private rawValue: number;
+  private thresholdsRaw: Partial<Record<ThresholdName, number>> = {};
+  private asserted = new Set<ThresholdName>();
+  private thresholdValues: ThresholdValues;
+
+  /** @throws RangeError when the nominal value or a threshold is not representable. */
+  constructor(readonly def: ThresholdSensorDef) {
+    if (def.linearization.m === 0) throw new RangeError(`sensor ${def.name}: M must not be 0`);
+    this.thresholdValues = { ...def.thresholds };
+    this.rawValue = valueToRaw(def.nominal, def.linearization);
+    this.applyThresholds(def.thresholds);
+    // Initial state is evaluated silently (no events for the configured starting point).
+    this.evaluate();
+  }
+
+  /** Current raw reading (0..255). */
+  get raw(): number {
+    return this.rawValue;
+  }
+
+  /** Current reading in engineering units (rounded to the sensor's resolution). */
+  get value(): number {
+    return rawToValue(this.rawValue, this.def.linearization);
+  }
+
+  /** Thresholds in force (engineering units, as rounded to raw counts). */
+  get thresholds(): ThresholdValues {
+    const out: ThresholdValues = {};
+    for (const n of THRESHOLD_NAMES) {
+      const r = this.thresholdsRaw[n];
+      if (r !== undefined) out[n] = rawToValue(r, this.def.linearization);
+    }
+    return out;
+  }
+
+  /** Raw threshold values in force (absent = not used). */
+  get rawThresholds(): Readonly<Partial<Record<ThresholdName, number>>> {
+    return this.thresholdsRaw;
+  }
+
+  /** Thresholds that are currently asserted. */
+  get assertedThresholds(): ReadonlySet<ThresholdName> {
+    return this.asserted;
+  }
+
+  /** Bitmap of readable (= configured) thresholds (b0 LNC … b5 UNR). */
+  get thresholdMask(): number {
+    let m = 0;
+    for (const n of THRESHOLD_NAMES) if (this.thresholdsRaw[n] !== undefined) m |= 1 << THRESHOLD_BIT[n];
+    return m;
+  }
+
+  /** Raw hysteresis counts. */
+  get rawHysteresis(): { positive: number; negative: number } {
+    return {
+      positive: hysteresisToRaw(this.def.hysteresis.positive, this.def.linearization),
+      negative: hysteresisToRaw(this.def.hysteresis.negative, this.def.linearization),
+    };
+  }
+
+  /**
+   * Get Sensor Reading byte 3 (§35.14): present comparison of the reading with each threshold,
+   * b0 ≤ LNC, b1 ≤ LC, b2 ≤ LNR, b3 ≥ UNC, b4 ≥ UC, b5 ≥ UNR.
+   */
+  comparisonStatus(): number {
+    let s = 0;
+    for (const n of THRESHOLD_NAMES) {
+      const t = this.thresholdsRaw[n];
+      if (t === undefined) continue;
+      if (UPPER.has(n) ? this.rawValue >= t : this.rawValue <= t) s |= 1 << THRESHOLD_BIT[n];
+    }
+    return s;
+  }
+
+  /** Injects a reading (engineering units; clamped to the raw range) and returns the resulting
+   * assertion changes, lowest severity first. */
+  setValue(value: number): ThresholdEvent[] {
+    if (!Number.isFinite(value)) throw new RangeError(`sensor ${this.def.name}: reading must be a finite number`);
+    this.rawValue = valueToRaw(value, this.def.linearization);
+    return this.evaluate();
+  }
+
+  /** Injects a raw reading (0..255). */
+  setRaw(raw: number): ThresholdEvent[] {
+    if (!Number.isInteger(raw) || raw < 0 || raw > 255) throw new RangeError(`sensor ${this.def.name}: raw reading ${raw} out of 0..255`);
+    this.rawValue = raw;
+    return this.evaluate();
+  }
+
+  /**
+   * Replaces the thresholds (Set Sensor Thresholds, §35.8): keys present in `t` are set (a value of
+   * `null` removes that threshold), others are kept. Re-evaluates assertions.
+   * @throws RangeError when a value is not representable.
+   */
+  setThresholds(t: Partial<Record<ThresholdName, number | null>>): ThresholdEvent[] {
+    const next: ThresholdValues = { ...this.thresholdValues };
+    for (const n of THRESHOLD_NAMES) {
+      if (!(n in t)) continue;
+      const v = t[n];
+      if (v === null || v === undefined) delete next[n];
+      else next[n] = v;
+    }
+    this.applyThresholds(next);
+    this.thresholdValues = next;
+    return this.evaluate();
+  }
+
+  private applyThresholds(t: ThresholdValues): void {
+    const raw: Partial<Record<ThresholdName, number>> = {};
+    for (const n of THRESHOLD_NAMES) {
+      const v = t[n];
+      if (v === undefined) continue;
+      if (!Number.isFinite(v) || !representable(v, this.def.linearization)) {
+        throw new RangeError(`sensor ${this.def.name}: threshold ${n}=${v} is outside the sensor's range`);
+      }
+      raw[n] = valueToRaw(v, this.def.linearization);
+    }
+    this.thresholdsRaw = raw;
+    for (const n of [...this.asserted]) if (raw[n] === undefined) this.asserted.delete(n);
+  }
+
+  private evaluate(): ThresholdEvent[] {
+    const out: ThresholdEvent[] = [];
+    const h = this.rawHysteresis;
+    for (const n of THRESHOLD_NAMES) {
+      const t = this.thresholdsRaw[n];
+      if (t === undefined) continue;
+      const upper = UPPER.has(n);
+      const on = this.asserted.has(n);
+      let change: boolean | undefined;
+      if (upper) {
+        if (!on && this.rawValue >= t) change = true;
+        else if (on && this.rawValue < t - h.negative) change = false;
+      } else {
+        if (!on && this.rawValue <= t) change = true;
+        else if (on && this.rawValue > t + h.positive) change = false;
+      }
+      if (change === undefined) continue;
+      if (change) this.asserted.add(n);
+      else this.asserted.delete(n);
+      const offset = THRESHOLD_EVENT_OFFSET[n];
+      out.push({
+        threshold: n,
+        asserted: change,
+        offset,
+        rawReading: this.rawValue,
+        rawThreshold: t,
+        value: this.value,
+        thresholdValue: rawToValue(t, this.def.linearization),
+        eventData: [0x50 | offset, this.rawValue, t],
+        eventDirType: (change ? 0x00 : 0x80) | 0x01,
+      });
+    }
+    return out;
+  }
+}
