@@ -405,9 +405,10 @@ export class ProcessorBoard {
       const d2 = this.persist.sweep(now, this.sweepBudget);
       let d = Math.min(d1, d2);
       for (const st of this.standby.values()) d = Math.min(d, st.sweep(now, this.sweepBudget));
-      // Aging to the millisecond buys nothing: sweep at most every 100 ms of board time, or
-      // again soon when the budget ran out.
-      this.nextSweepAt = d <= now ? now + 1 : Math.max(d, now + 100);
+      // Aging to the millisecond buys nothing: sweep at most every 100 ms of board time (again
+      // soon when the budget ran out), and at least every second, since entries inserted after
+      // this sweep bring deadlines of their own.
+      this.nextSweepAt = d <= now ? now + 1 : Math.min(Math.max(d, now + 100), now + 1000);
     }
     if (now >= this.nextHealthAt) {
       let d = Infinity;
