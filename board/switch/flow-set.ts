@@ -1,18 +1,20 @@
 /**
  * Exact distinct-flow counting for the hub's statistics (a switch chip keeps no flow state; the
  * emulator counts conversations so `replay` can report flows per port). Open addressing over typed
- * arrays keyed by a 63-bit fingerprint of the flow key (CRC-32 ‖ FNV-1a 32); the chance that two
- * of a million flows share a fingerprint is about 10^-7. Grows by doubling at half load (amortised,
+ * arrays keyed by a 63-bit fingerprint of the flow key (two MurmurHash3-style 32-bit hashes with
+ * different seeds, computed in one pass over the key's 32-bit words); the chance that two of a
+ * million flows share a fingerprint is about 10^-7. Grows by doubling at half load (amortised,
  * rare allocations); stops adding once `maxEntries` are held (then `saturated` is true and new flows
  * are no longer counted).
  */
-import { crc32 } from './hash/crc.ts';
+/** Seeds of the two fingerprint halves (arbitrary odd constants). */
+const SEED_HI = 0x9747b28c;
+const SEED_LO = 0x2545f491;
 
-/** FNV-1a, 32-bit (Fowler/Noll/Vo), over `data[0..len)`. */
-export function fnv1a32(data: Uint8Array, len: number = data.length): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < len; i++) h = Math.imul(h ^ data[i]!, 0x01000193);
-  return h >>> 0;
+function fmix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }
 
 /** Distinct-flow set: fingerprint → the port the flow was last forwarded to. */
@@ -48,8 +50,33 @@ export class FlowSet {
    * @returns the port it went to last time, or -1 when it is new (or could not be recorded)
    */
   record(key: Uint8Array, len: number, port: number): number {
-    const h = crc32(key, len);
-    const l = (fnv1a32(key, len) | 1) >>> 0;
+    // MurmurHash3 (x86, 32-bit) body over big-endian 32-bit words, run with two seeds at once.
+    let a = SEED_HI;
+    let b = SEED_LO;
+    let i = 0;
+    for (; i + 4 <= len; i += 4) {
+      let k = (key[i]! << 24) | (key[i + 1]! << 16) | (key[i + 2]! << 8) | key[i + 3]!;
+      k = Math.imul(k, 0xcc9e2d51);
+      k = Math.imul((k << 15) | (k >>> 17), 0x1b873593);
+      a ^= k;
+      a = (Math.imul((a << 13) | (a >>> 19), 5) + 0xe6546b64) | 0;
+      b ^= k;
+      b = (Math.imul((b << 13) | (b >>> 19), 5) + 0xe6546b64) | 0;
+    }
+    if (i < len) {
+      let k = 0;
+      for (let j = i; j < len; j++) k = (k << 8) | key[j]!;
+      k = Math.imul(k, 0xcc9e2d51);
+      k = Math.imul((k << 15) | (k >>> 17), 0x1b873593);
+      a ^= k;
+      b ^= k;
+    }
+    const h = fmix(a ^ len);
+    const l = (fmix(b ^ len) | 1) >>> 0;
+    return this.put(h, l, port);
+  }
+
+  private put(h: number, l: number, port: number): number {
     let i = h & this.mask;
     for (;;) {
       const sl = this.lo[i]!;
