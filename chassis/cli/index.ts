@@ -10,6 +10,7 @@ type Registrar = (program: Command, ctx: CliContext) => void;
 export async function registerAll(program: Command, ctx: CliContext): Promise<void> {
   const modules: Array<Promise<{ register: Registrar }>> = [
     // one line per verb module, e.g. import('./fields.ts'),
+    import('./fields.ts'),
     import('./hash.ts'),
   ];
   for (const m of await Promise.all(modules)) m.register(program, ctx);

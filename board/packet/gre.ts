@@ -1,0 +1,118 @@
+/**
+ * GRE (RFC 2784, key and sequence number of RFC 2890, enhanced GRE version 1 of RFC 2637 §4.1 for
+ * PPTP with its acknowledgment number, and RFC 1701 routing), plus two GRE payloads that need
+ * their own header: ERSPAN (Cisco; draft-foschiano-erspan) and Cisco MetaData (0x8909).
+ *
+ * Header: flags/version (C 0x8000, R 0x4000, K 0x2000, S 0x1000, A 0x0080 in v1), protocol type,
+ * then checksum + offset (C or R), key (K; v1: payload length + call ID), sequence (S),
+ * acknowledgment (v1 with A), routing SREs (R) up to the null SRE. The payload goes by protocol
+ * type (parse.ts greProto): IPv4, IPv6, 0x6558 transparent Ethernet bridging, ERSPAN, PPP, Cisco
+ * MetaData, MPLS. A keepalive (type 0) is not decoded further, as in tshark.
+ *
+ * Field recorded: gre.proto (one per GRE header).
+ */
+import { Field } from './field-recorder.ts';
+import type { Dissector } from './parse.ts';
+
+export const GRE_BASE_LEN = 4;
+/** Flag bits of the first 16-bit word. */
+export const GreFlag = { CHECKSUM: 0x8000, ROUTING: 0x4000, KEY: 0x2000, SEQUENCE: 0x1000, ACK: 0x0080 } as const;
+
+/** GRE header at `off`. */
+export function dissectGre(d: Dissector, off: number, cap: number, rep: number): void {
+  const b = d.b;
+  if (off + GRE_BASE_LEN > cap) {
+    d.short('gre', off + 2 > cap ? 'flags' : 'protocol', off, GRE_BASE_LEN, rep);
+    return;
+  }
+  const fv = (b[off]! << 8) | b[off + 1]!;
+  const proto = (b[off + 2]! << 8) | b[off + 3]!;
+  if (d.rec !== null) d.rec.num(Field.GRE_PROTO, proto);
+  let p = off + GRE_BASE_LEN;
+  if ((fv & (GreFlag.CHECKSUM | GreFlag.ROUTING)) !== 0) p += 4;
+  if ((fv & GreFlag.KEY) !== 0) p += 4;
+  if ((fv & GreFlag.SEQUENCE) !== 0) p += 4;
+  if ((fv & 7) === 1 && (fv & GreFlag.ACK) !== 0) p += 4;
+  if (p > cap) {
+    d.short('gre', 'optional_fields', off + GRE_BASE_LEN, p - off - GRE_BASE_LEN, rep);
+    return;
+  }
+  if ((fv & GreFlag.ROUTING) !== 0) {
+    for (;;) {
+      if (p + 4 > cap) {
+        d.short('gre', 'routing', p, 4, rep);
+        return;
+      }
+      const af = (b[p]! << 8) | b[p + 1]!;
+      const sreLen = b[p + 3]!;
+      p += 4;
+      if (af === 0 && sreLen === 0) break;
+      p += sreLen;
+      if (p > cap) {
+        d.short('gre', 'routing', p - sreLen, sreLen, rep);
+        return;
+      }
+    }
+  }
+  d.greProto(proto, fv, p, cap, rep);
+}
+
+/**
+ * ERSPAN after a GRE header of type 0x88be (Type I when the GRE S bit is clear: Ethernet follows
+ * at once; else Type II, 8-byte header) or 0x22eb (Type III, 12-byte header, +8 with the O bit;
+ * the frame type must be 0 = Ethernet). Other versions are not decoded.
+ */
+export function dissectErspan(d: Dissector, type: number, greFlags: number, off: number, cap: number, rep: number): void {
+  if (type === 0x88be && (greFlags & GreFlag.SEQUENCE) === 0) {
+    d.innerEthernet(off, cap, rep);
+    return;
+  }
+  const b = d.b;
+  if (off + 2 > cap) {
+    d.short('erspan', 'version', off, 2, rep);
+    return;
+  }
+  const version = b[off]! >> 4;
+  if (version === 1) {
+    if (off + 8 > cap) {
+      d.short('erspan', 'header', off, 8, rep);
+      return;
+    }
+    d.innerEthernet(off + 8, cap, rep);
+  } else if (version === 2) {
+    if (off + 12 > cap) {
+      d.short('erspan', 'header', off, 12, rep);
+      return;
+    }
+    const w = (b[off + 10]! << 8) | b[off + 11]!;
+    let p = off + 12;
+    if ((w & 1) !== 0) {
+      if (p + 8 > cap) {
+        d.short('erspan', 'platform_subheader', p, 8, rep);
+        return;
+      }
+      p += 8;
+    }
+    if (((w >> 10) & 0x1f) === 0) d.innerEthernet(p, cap, rep);
+  }
+}
+
+/** Cisco MetaData as an ethertype (0x8909): version, length, options, SGT, then the ethertype at +6. */
+export function dissectCiscoMetadataEth(d: Dissector, off: number, cap: number, rep: number): void {
+  if (off + 8 > cap) {
+    d.short('cmd', 'header', off, 8, rep);
+    return;
+  }
+  const b = d.b;
+  d.ethertype((b[off + 6]! << 8) | b[off + 7]!, off + 8, cap, rep);
+}
+
+/** Cisco MetaData as a GRE payload (0x8909): the next GRE protocol type first, then 6 bytes. */
+export function dissectCiscoMetadataGre(d: Dissector, off: number, cap: number, rep: number): void {
+  if (off + 8 > cap) {
+    d.short('cmd', 'header', off, 8, rep);
+    return;
+  }
+  const b = d.b;
+  d.greProto((b[off]! << 8) | b[off + 1]!, 0, off + 8, cap, rep);
+}
