@@ -134,4 +134,28 @@ export interface PacketView {
   readonly quoted: FlowTuple;
   /** True when the parser flagged the packet as malformed (see `error`). */
   readonly malformed: boolean;
+  /** Optional (added by the parser, board/packet/parse.ts): true when the capture cut the packet
+   * inside a header (snaplen). Not malformation: the headers that were captured are valid. */
+  readonly truncated?: boolean;
+  /** Optional (added by the parser): true when the ICMP/ICMPv6 error is inside a tunnel (carried
+   * by `inner`, not by `outer`); `quoted` then holds the quoted packet's tuple, reversed, as for
+   * `icmpError`. */
+  readonly innerIcmpError?: boolean;
+  /** Optional (added by the parser): the first problem found, or null for a clean packet.
+   * `kindName` is one of board/packet/packet-error.ts PACKET_ERROR_NAMES ('truncated',
+   * 'overrun', 'bad-version', 'bad-header-length', 'bad-length', 'bad-option',
+   * 'unsupported-link-type', 'too-deep'); `offset` is a byte offset into `frame`. */
+  readonly error?: PacketViewError | null;
+}
+
+/** The typed error of a PacketView (see PacketView.error). */
+export interface PacketViewError {
+  readonly kind: number;
+  readonly kindName: string;
+  /** Protocol layer, e.g. 'ipv4', 'tcp'. */
+  readonly layer: string;
+  /** Field that is wrong or missing, e.g. 'ihl'. */
+  readonly field: string;
+  /** Byte offset of that field in the frame. */
+  readonly offset: number;
 }

@@ -68,6 +68,7 @@ export class ParsedPacket implements PacketView {
   readonly quoted = new FlowTuple();
   tunnelDepth = 0;
   icmpError = false;
+  innerIcmpError = false;
   malformed = false;
   /** True when the capture cut the packet inside a header (snaplen); not malformation. */
   truncated = false;
@@ -101,6 +102,7 @@ export class ParsedPacket implements PacketView {
     this.quoted.reset();
     this.tunnelDepth = 0;
     this.icmpError = false;
+    this.innerIcmpError = false;
     this.malformed = false;
     this.truncated = false;
     this.err.clear();
@@ -325,7 +327,10 @@ export class Dissector {
    */
   icmpQuote(off: number, cap: number, v6: boolean): void {
     if (this.quote === 0) {
-      this.p.icmpError = true;
+      // PacketView: icmpError when the error is carried by the outer IP header, innerIcmpError
+      // when it is inside a tunnel; `quoted` in both cases.
+      if (this.l3Count <= 1) this.p.icmpError = true;
+      else this.p.innerIcmpError = true;
       this.p.quoted.reset();
     }
     this.quote++;
