@@ -12,7 +12,9 @@
  */
 import { Command, Option } from 'commander';
 import type { CliContext } from './context.ts';
-import { CommandError } from '../../board/common/errors.ts';
+import { CommandError, ConfigError } from '../../board/common/errors.ts';
+import { ecmpMembers } from '../config/shelf-config.ts';
+import { loadShelfFile } from '../io/data-dir.ts';
 import { HASH_ALGORITHMS, parseToeplitzKey } from '../../board/switch/hash/index.ts';
 import { hashFlow, placeFlow, tupleFromText } from '../../board/switch/place-flow.ts';
 import { DEFAULT_ECMP, type EcmpConfig, type EcmpMember, type HashAlgorithmName } from '../../board/switch/switch-config.ts';
@@ -27,13 +29,14 @@ export interface ShelfEcmp {
 export type ShelfEcmpLoader = (file: string) => Promise<ShelfEcmp>;
 
 /**
- * The loader `--config` uses.
- * TODO(lead): wire this to the shelf YAML loader of chassis/config (not present when this verb was
- * written): load `file`, return its `dataplane.ecmp` settings (defaults applied) and the hub's ECMP
- * members (port, slot, failoverPort). Until then `--config` fails with exit 2 and says so.
+ * The loader `--config` uses: reads and validates the shelf YAML (chassis/io/data-dir.ts,
+ * chassis/config), then takes its `dataplane.ecmp` settings and the hubs' members (one per
+ * processor board, hub port = slot; HA buddies as failover targets).
+ * @throws ConfigError (`file:line:column: …`) for an unreadable or invalid file
  */
 export const loadShelfEcmp: ShelfEcmpLoader = async (file) => {
-  throw new CommandError('not_wired', `--config ${file}: the shelf configuration loader (chassis/config) is not wired into \`hash\` yet`);
+  const { config } = loadShelfFile(file);
+  return { ecmp: config.dataplane.ecmp, members: ecmpMembers(config, { buddyFailover: true }) };
 };
 
 /** Parsed options of the verb (as commander hands them over). */
@@ -117,7 +120,7 @@ export function register(program: Command, ctx: CliContext): void {
       try {
         ctx.stdout.write(`${await runHash(o)}\n`);
       } catch (e) {
-        if (!(e instanceof CommandError || e instanceof TypeError || e instanceof RangeError)) throw e;
+        if (!(e instanceof CommandError || e instanceof ConfigError || e instanceof TypeError || e instanceof RangeError)) throw e;
         ctx.stderr.write(`atcasim hash: ${e.message}\n`);
         ctx.setExit(2);
       }

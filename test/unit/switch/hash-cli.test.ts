@@ -6,6 +6,8 @@ import { runHash, type ShelfEcmp } from '../../../chassis/cli/hash.ts';
 import { shared } from '../../support/shared.ts';
 import { DEFAULT_ECMP } from '../../../board/switch/switch-config.ts';
 import { placeFlow, tupleFromText } from '../../../board/switch/place-flow.ts';
+import { DEFAULT_SHELF_PATH, loadDefaultShelf } from '../../../chassis/io/data-dir.ts';
+import { ecmpMembers } from '../../../chassis/config/shelf-config.ts';
 
 function sink(): Writable & { text: string } {
   const w = new Writable({
@@ -70,7 +72,7 @@ describe('atcasim hash', () => {
       [['--src', '10.0.0.1', '--dst', '10.0.0.2', '--key', '6d5a'.repeat(20)], /--key applies to --alg toeplitz only/],
       [['--src', '10.0.0.1', '--dst', '10.0.0.2', '--alg', 'md5'], /Allowed choices/],
       [['--dst', '10.0.0.2'], /--src/],
-      [['--src', '10.0.0.1', '--dst', '10.0.0.2', '--config', 'shelf.yaml'], /not wired/],
+      [['--src', '10.0.0.1', '--dst', '10.0.0.2', '--config', '/nonexistent/shelf.yaml'], /\/nonexistent\/shelf\.yaml:1:1: cannot read/],
     ];
     for (const [args, msg] of cases) {
       const r = await cli(...args);
@@ -102,5 +104,19 @@ describe('atcasim hash', () => {
     expect(off.split(' ')[0]).not.toBe(line.split(' ')[0]);
     const none = await runHash({ ...flow, sport: '1234', dport: '80', config: 'x' }, async () => ({ ...shelf, members: [] }));
     expect(none).toMatch(/ port=none board=none$/);
+  });
+
+  it('--config reads a shelf YAML: the default shelf places both directions of a flow on one board', async () => {
+    const shelf = loadDefaultShelf();
+    const members = ecmpMembers(shelf, { buddyFailover: true });
+    expect(members.length).toBeGreaterThan(0);
+    const flow = { src: '192.168.37.50', dst: '192.168.37.178', sport: 1234, dport: 80 };
+    const p = placeFlow(shelf.dataplane.ecmp, members, tupleFromText(flow));
+    const fwd = await cli('--config', DEFAULT_SHELF_PATH, '--src', flow.src, '--dst', flow.dst, '--sport', '1234', '--dport', '80');
+    expect(fwd).toEqual({ code: 0, out: `hash=0x${p.hash.toString(16).padStart(8, '0')} port=${p.port} board=slot${p.slot}\n`, err: '' });
+    if (shelf.dataplane.ecmp.symmetric) {
+      const rev = await cli('--config', DEFAULT_SHELF_PATH, '--src', flow.dst, '--dst', flow.src, '--sport', '80', '--dport', '1234');
+      expect(rev.out).toBe(fwd.out);
+    }
   });
 });
