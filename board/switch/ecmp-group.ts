@@ -37,7 +37,7 @@
  */
 import { CommandError } from '../common/errors.ts';
 import { nullLogger, type Logger } from '../common/logger.ts';
-import type { EcmpConfig, EcmpMember, EgressMapping } from './switch-config.ts';
+import { DEFAULT_ECMP, type EcmpConfig, type EcmpMember, type EgressMapping } from './switch-config.ts';
 
 /** Highest hub port number accepted (ports are 1-based). */
 export const MAX_HUB_PORT = 1023;
@@ -81,6 +81,9 @@ export class EcmpGroup {
   readonly mapping: EgressMapping;
   /** Bucket count B of the resilient table (also kept for modulo, unused there). */
   readonly bucketCount: number;
+  /** The shelf's ECMP configuration (DEFAULT_ECMP overlaid with what the constructor got): hubs
+   * built over this group take their hash profile from here, so both hash alike. */
+  readonly config: Readonly<EcmpConfig>;
   /** Incremented on every change of membership, state or table (for caches and snapshots). */
   version = 0;
 
@@ -101,15 +104,16 @@ export class EcmpGroup {
   private readonly serving: Int32Array;
 
   /**
-   * @param config  mapping and bucket count (the rest of EcmpConfig is the hash profile, used by
-   *                SwitchBoard); a full EcmpConfig may be passed
+   * @param config  the shelf's EcmpConfig (mapping and bucket count are used here; the hash profile
+   *                — fields, hash, symmetric, tunnel, toeplitzKey — is kept for the hubs); missing
+   *                keys take DEFAULT_ECMP's values
    * @param members initial members, any order (the table is built from them sorted by port:
    *                bucket i → i-th member mod N, so the same set gives the same table)
    * @throws TypeError for an unknown mapping, a bad or duplicate port, a bad slot, or a failover
    *         target that is the member itself or not in `members`; RangeError for a bucket count
    *         outside 1..65536
    */
-  constructor(config: Pick<EcmpConfig, 'mapping' | 'buckets'>, members: readonly EcmpMember[] = [], opts: EcmpGroupOptions = {}) {
+  constructor(config: Partial<EcmpConfig> & Pick<EcmpConfig, 'mapping' | 'buckets'>, members: readonly EcmpMember[] = [], opts: EcmpGroupOptions = {}) {
     if (config.mapping !== 'modulo' && config.mapping !== 'resilient') {
       throw new TypeError(`unknown ECMP mapping '${String(config.mapping)}' (expected modulo or resilient)`);
     }
@@ -119,6 +123,7 @@ export class EcmpGroup {
     }
     this.mapping = config.mapping;
     this.bucketCount = b;
+    this.config = Object.freeze({ ...DEFAULT_ECMP, ...config });
     this.mask = (b & (b - 1)) === 0 ? b - 1 : NONE;
     this.log = (opts.log ?? nullLogger).child({ module: 'switch.ecmp' });
     const up = opts.initiallyUp ?? true;

@@ -26,7 +26,7 @@ import { FieldSelector, FLOW_KEY_BYTES, writeFlowKey } from './field-select.ts';
 import { FlowSet } from './flow-set.ts';
 import { createHash, type HashAlgorithm } from './hash/index.ts';
 import { HubPort, type HubPortCounters } from './port.ts';
-import { DEFAULT_ECMP, type EcmpConfig } from './switch-config.ts';
+import type { EcmpConfig } from './switch-config.ts';
 
 /** Why a hub dropped a packet (see the module header). */
 export type SwitchDropReason = 'no_member_up' | 'no_link' | 'hub_down';
@@ -59,8 +59,9 @@ export interface SwitchBoardOptions {
   slot: number;
   /** The ECMP group shared by both hubs. */
   group: EcmpGroup;
-  /** Hash profile: fields, hash, symmetric, tunnel, toeplitzKey (defaults: DEFAULT_ECMP). The
-   * mapping and bucket count come from `group`; both hubs must be given the same profile. */
+  /** Overrides of the hash profile (fields, hash, symmetric, tunnel, toeplitzKey). Default: the
+   * group's configuration (`group.config`), which is what both hubs of a shelf should use so they
+   * hash alike. Mapping and bucket count always come from `group`. */
   ecmp?: Partial<EcmpConfig>;
   /** Count distinct flows per port (default true; costs a second hash and a table probe). */
   countFlows?: boolean;
@@ -90,7 +91,7 @@ function newDecision(): EgressDecision {
 export class SwitchBoard {
   readonly slot: number;
   readonly group: EcmpGroup;
-  /** The effective hash profile (DEFAULT_ECMP overlaid with the options; mapping/buckets as the group's). */
+  /** The effective configuration: the group's, overlaid with `ecmp` (mapping/buckets as the group's). */
   readonly config: Readonly<EcmpConfig>;
   /** The object `ingress` fills and returns. */
   readonly decision: EgressDecision = newDecision();
@@ -115,7 +116,7 @@ export class SwitchBoard {
   constructor(opts: SwitchBoardOptions) {
     this.slot = opts.slot;
     this.group = opts.group;
-    this.config = Object.freeze({ ...DEFAULT_ECMP, ...opts.ecmp, mapping: opts.group.mapping, buckets: opts.group.bucketCount });
+    this.config = Object.freeze({ ...opts.group.config, ...opts.ecmp, mapping: opts.group.mapping, buckets: opts.group.bucketCount });
     this.algo = createHash(this.config.hash, this.config.toeplitzKey);
     this.selector = new FieldSelector({
       fields: this.config.fields,

@@ -179,3 +179,17 @@ describe('SwitchBoard.lookup', () => {
     expect(hub.config.mapping).toBe('modulo');
   });
 });
+
+describe('hash profile from the group', () => {
+  it('hubs built without a profile take the group\'s configuration, so both hash alike', () => {
+    const group = new EcmpGroup({ mapping: 'resilient', buckets: 256, hash: 'crc16', symmetric: true, fields: 'l3' }, MEMBERS);
+    const hub1 = new SwitchBoard({ slot: 1, group });
+    const hub2 = new SwitchBoard({ slot: 2, group });
+    expect(hub1.config).toMatchObject({ hash: 'crc16', symmetric: true, fields: 'l3', buckets: 256 });
+    const t = tupleFromText({ src: '10.9.8.7', dst: '10.0.0.1', sport: 1000, dport: 53, proto: 'udp' });
+    expect(hub1.lookup(t).hash).toBe(hub2.lookup(t).hash);
+    expect(hub1.lookup(t).hash).toBeLessThan(0x10000);
+    const override = new SwitchBoard({ slot: 1, group, ecmp: { hash: 'crc32' } });
+    expect(override.config.hash).toBe('crc32');
+  });
+});
