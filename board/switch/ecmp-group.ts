@@ -41,8 +41,9 @@ import { DEFAULT_ECMP, type EcmpConfig, type EcmpMember, type EgressMapping } fr
 
 /** Highest hub port number accepted (ports are 1-based). */
 export const MAX_HUB_PORT = 1023;
-/** Largest resilient table accepted, buckets (Linux resilient groups use a u16 count). */
-export const MAX_BUCKETS = 65536;
+/** Largest resilient table accepted, buckets (2^20, as the shelf loader allows; Linux resilient
+ * groups use a u16 count, switch chips 64..4096). */
+export const MAX_BUCKETS = 1 << 20;
 
 /** A member as the group reports it. */
 export interface EcmpMemberInfo {
@@ -111,7 +112,7 @@ export class EcmpGroup {
    *                bucket i → i-th member mod N, so the same set gives the same table)
    * @throws TypeError for an unknown mapping, a bad or duplicate port, a bad slot, or a failover
    *         target that is the member itself or not in `members`; RangeError for a bucket count
-   *         outside 1..65536
+   *         outside 1..2^20
    */
   constructor(config: Partial<EcmpConfig> & Pick<EcmpConfig, 'mapping' | 'buckets'>, members: readonly EcmpMember[] = [], opts: EcmpGroupOptions = {}) {
     if (config.mapping !== 'modulo' && config.mapping !== 'resilient') {
