@@ -227,7 +227,7 @@ export class ProcessorBoard {
 
     this.table = this.newTable();
     this.table.onRemove = (e, reason) => this.sessionRemoved(e, reason);
-    this.persist = new PersistenceTable(sessions.persistenceCapacity ?? 262_144);
+    this.persist = new PersistenceTable(sessions.persistenceCapacity ?? 262_144, Math.max(1, services.length));
     this.acl = new Acl(sessions.aclCapacity);
     for (const rule of config.acl) this.acl.add(rule);
     this.rules = new RuleTable(services);

@@ -6,7 +6,8 @@
  * (IPVS's default netmask 255.255.255.255 / 128).
  *
  * Storage: fixed capacity, open addressing (linear probing, backward-shift deletion) over typed
- * arrays, an LRU list by last use. A full table evicts its least-recently-used template (a
+ * arrays, and one LRU list per service (a service has one timeout, so its list is in expiry
+ * order). A full table evicts the least-recently-used template among the lists' heads (a
  * template is soft state: losing one only loses stickiness). Expired templates are removed by
  * `sweep(now)` with bounded work, and ignored on lookup. No allocation per operation.
  */
@@ -23,25 +24,34 @@ export class PersistenceTable {
   private readonly keys: Uint32Array;
   private readonly rs: Int32Array;
   private readonly expires: Float64Array;
+  private readonly timeout: Float64Array;
   private readonly hashes: Int32Array;
   private readonly prev: Int32Array;
   private readonly next: Int32Array;
   private readonly idx: Int32Array;
   private readonly mask: number;
-  private head = -1;
-  private tail = -1;
+  private readonly heads: Int32Array;
+  private readonly tails: Int32Array;
   private freeHead = -1;
   private top = 0;
   private readonly k = new Uint32Array(KW);
   private kh = 0;
 
-  /** @throws RangeError when capacity < 1 */
-  constructor(capacity: number) {
+  /**
+   * @param capacity templates held (≥ 1)
+   * @param services number of services (service indexes 0 … services−1), default 1
+   * @throws RangeError on bad sizes
+   */
+  constructor(capacity: number, services = 1) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`persistence capacity must be ≥ 1, got ${capacity}`);
+    if (!Number.isInteger(services) || services < 1 || services > 0xffff) throw new RangeError(`persistence services must be 1..65535, got ${services}`);
     this.capacity = capacity;
+    this.heads = new Int32Array(services).fill(-1);
+    this.tails = new Int32Array(services).fill(-1);
     this.keys = new Uint32Array(capacity * KW);
     this.rs = new Int32Array(capacity);
     this.expires = new Float64Array(capacity);
+    this.timeout = new Float64Array(capacity);
     this.hashes = new Int32Array(capacity);
     this.prev = new Int32Array(capacity);
     this.next = new Int32Array(capacity);
@@ -106,7 +116,12 @@ export class PersistenceTable {
       this.unlink(e);
     } else {
       if (this.size >= this.capacity) {
-        this.removeEntry(this.head);
+        let victim = -1;
+        for (let sv = 0; sv < this.heads.length; sv++) {
+          const h = this.heads[sv]!;
+          if (h >= 0 && (victim < 0 || this.lastUseOf(h) < this.lastUseOf(victim))) victim = h;
+        }
+        this.removeEntry(victim);
         this.evicted++;
         this.load(service, family, addr);
       }
@@ -125,6 +140,7 @@ export class PersistenceTable {
     }
     this.rs[e] = rs;
     this.expires[e] = now + timeoutMs;
+    this.timeout[e] = timeoutMs;
     this.linkTail(e);
   }
 
@@ -138,19 +154,28 @@ export class PersistenceTable {
   }
 
   /**
-   * Removes expired templates from the least-recently-used end, at most `budget` per call.
-   * Templates of services with a shorter timeout may sit behind a longer-lived one; they are
-   * ignored (and dropped) when looked up, and swept once they reach the head.
+   * Removes expired templates (each service's list is in expiry order), at most `budget` per call.
    * @returns next deadline (ms), `now` when the budget ran out, Infinity when empty
    */
   sweep(now: number, budget = 256): number {
-    for (;;) {
-      const e = this.head;
-      if (e < 0) return Infinity;
-      if (this.expires[e]! > now) return this.expires[e]!;
-      if (budget-- <= 0) return now;
-      this.removeEntry(e);
+    let next = Infinity;
+    for (let sv = 0; sv < this.heads.length; sv++) {
+      for (;;) {
+        const e = this.heads[sv]!;
+        if (e < 0) break;
+        if (this.expires[e]! > now) {
+          if (this.expires[e]! < next) next = this.expires[e]!;
+          break;
+        }
+        if (budget-- <= 0) return now;
+        this.removeEntry(e);
+      }
     }
+    return next;
+  }
+
+  private lastUseOf(e: number): number {
+    return this.expires[e]! - this.timeout[e]!;
   }
 
   private removeEntry(e: number): void {
@@ -177,25 +202,28 @@ export class PersistenceTable {
   }
 
   private linkTail(e: number): void {
-    this.prev[e] = this.tail;
+    const sv = this.keys[e * KW]! >>> 8;
+    const tail = this.tails[sv]!;
+    this.prev[e] = tail;
     this.next[e] = -1;
-    if (this.tail >= 0) this.next[this.tail] = e;
-    else this.head = e;
-    this.tail = e;
+    if (tail >= 0) this.next[tail] = e;
+    else this.heads[sv] = e;
+    this.tails[sv] = e;
   }
 
   private unlink(e: number): void {
+    const sv = this.keys[e * KW]! >>> 8;
     const p = this.prev[e]!;
     const n = this.next[e]!;
     if (p >= 0) this.next[p] = n;
-    else this.head = n;
+    else this.heads[sv] = n;
     if (n >= 0) this.prev[n] = p;
-    else this.tail = p;
+    else this.tails[sv] = p;
   }
 
   /** Typed-array bytes held. */
   memoryBytes(): number {
-    return this.keys.byteLength + this.rs.byteLength + this.expires.byteLength
+    return this.keys.byteLength + this.rs.byteLength + this.expires.byteLength + this.timeout.byteLength
       + this.hashes.byteLength + this.prev.byteLength + this.next.byteLength + this.idx.byteLength;
   }
 }
