@@ -1,0 +1,76 @@
+/**
+ * What the LAN-channel commands (session, channel, user, bridging, LAN configuration) need from
+ * the LAN server: channel policy, users, sessions, the controllers behind the server and the LAN
+ * configuration. The LAN server implements it; command families receive it at registration.
+ */
+import type { Logger } from '../../board/common/logger.ts';
+import type { CipherSuite } from './cipher-suites.ts';
+import type { SessionPrivilege } from './codes.ts';
+import type { Controller } from './controller.ts';
+import type { Session } from './session.ts';
+import type { SessionTable } from './session-table.ts';
+import type { UserStore } from './users.ts';
+
+/** LAN configuration values reported by Get LAN Configuration Parameters (IPMI v2.0 §23.2). */
+export interface LanConfig {
+  /** IPv4 address, dotted quad. Default '0.0.0.0' (the UDP adapter fills in the bound address). */
+  ipAddress: string;
+  /** Address source: 0 unspecified, 1 static, 2 DHCP, 3 BIOS, 4 other. Default 1. */
+  ipSource: number;
+  subnetMask: string;
+  /** MAC address "aa:bb:cc:dd:ee:ff". */
+  macAddress: string;
+  defaultGateway: string;
+  defaultGatewayMac: string;
+  backupGateway: string;
+  backupGatewayMac: string;
+  /** SNMP community string (≤ 18 bytes). */
+  communityString: string;
+  /** IPv4 header TTL, flags, precedence/TOS bytes (param 7). */
+  ipHeader: readonly [number, number, number];
+  /** 802.1q VLAN ID, 0 = disabled. */
+  vlanId: number;
+  vlanPriority: number;
+}
+
+/** Defaults of `LanConfig`. */
+export const DEFAULT_LAN_CONFIG: LanConfig = {
+  ipAddress: '0.0.0.0',
+  ipSource: 1,
+  subnetMask: '0.0.0.0',
+  macAddress: '00:00:00:00:00:00',
+  defaultGateway: '0.0.0.0',
+  defaultGatewayMac: '00:00:00:00:00:00',
+  backupGateway: '0.0.0.0',
+  backupGatewayMac: '00:00:00:00:00:00',
+  communityString: 'public',
+  ipHeader: [0x40, 0x40, 0x10],
+  vlanId: 0,
+  vlanPriority: 0,
+};
+
+/** LAN-server state and policy visible to the LAN-channel commands. */
+export interface LanServices {
+  /** LAN channel number (1). */
+  readonly channel: number;
+  /** Channel privilege limit (Get Channel Access). */
+  readonly channelPrivilegeLimit: SessionPrivilege;
+  readonly users: UserStore;
+  /** Offered RMCP+ cipher suites, sorted by ID. */
+  readonly cipherSuites: readonly CipherSuite[];
+  /** IPMI 1.5 (MD5) logins enabled. */
+  readonly ipmi15: boolean;
+  /** IPMI 1.5 auth type NONE enabled (insecure option). */
+  readonly authNone: boolean;
+  /** A BMC key (KG) is configured (two-key login). */
+  readonly kgSet: boolean;
+  readonly sessions: SessionTable;
+  readonly lanConfig: LanConfig;
+  /** The controller at an IPMB address, if the server fronts one there. */
+  controllerAt(address: number): Controller | undefined;
+  /** The LAN-facing controller (the shelf address, 20h). */
+  frontController(): Controller;
+  /** Closes a session that is not the one the current request came through. */
+  closeSession(s: Session): void;
+  readonly log: Logger;
+}
