@@ -74,7 +74,7 @@ const KIND_ENTITY: Record<FruKind, number> = {
  *   wrong types, out-of-range values and cross-reference errors (HA pair members, duplicate names)
  */
 export function parseShelfConfig(text: string, file: string): ShelfConfig {
-  const src = new YamlSource(text, file);
+  const src: YamlSource = new YamlSource(text, file);
   const root = src.root();
   if (root.isNull) src.fail(null, 'the shelf file is empty');
   const top = root.map();
@@ -300,7 +300,7 @@ function readSensors(v: Value | undefined, label: string, ctx: Ctx, shared: bool
     const where = ctx.sensorNames.get(name);
     if (where && !(shared && where === 'shmc')) nameV.fail(`sensor name "${name}" is already used (${where}); names are unique in the shelf`);
     ctx.sensorNames.set(name, shared ? 'shmc' : `${label}`);
-    const typeV = m.req('type');
+    const typeV: Value = m.req('type');
     const type = typeV.str();
     if (!isSensorKind(type)) typeV.fail(`"${type}" is not a sensor type (one of ${Object.keys(SENSOR_KINDS).join(', ')})`);
     const number = explicit ?? nextFree();
@@ -312,9 +312,9 @@ function readSensors(v: Value | undefined, label: string, ctx: Ctx, shared: bool
       continue;
     }
     const kind = SENSOR_KINDS[type];
-    const unitV = m.opt('unit');
+    const unitV: Value | undefined = m.opt('unit');
     const unit = unitV ? unitV.str() : kind.unit;
-    if (!isUnitName(unit)) unitV!.fail(`"${unit}" is not a unit (one of ${Object.keys(UNIT_CODES).join(', ')})`);
+    if (!isUnitName(unit)) return unitV!.fail(`"${unit}" is not a unit (one of ${Object.keys(UNIT_CODES).join(', ')})`);
     const nominalV = m.req('nominal');
     const nominal = nominalV.num();
     const thresholds: ThresholdValues = {};
@@ -575,11 +575,11 @@ function readDevice(v: Value | undefined, kind: FruKind): DeviceIdentity {
   const out = { ...d };
   out.deviceId = m.opt('device_id')?.int({ min: 0, max: 0xff, hex: true }) ?? d.deviceId;
   out.revision = m.opt('revision')?.int({ min: 0, max: 0xf }) ?? d.revision;
-  const fw = m.opt('firmware');
+  const fw: Value | undefined = m.opt('firmware');
   if (fw) {
     const t = fw.text();
     const mm = /^(\d{1,3})\.(\d{2})$/.exec(t);
-    if (!mm || Number(mm[1]) > 127) fw.fail(`"${t}" is not a firmware revision (major.minor, minor two digits, e.g. 1.05)`);
+    if (!mm || Number(mm[1]) > 127) return fw.fail(`"${t}" is not a firmware revision (major.minor, minor two digits, e.g. 1.05)`);
     out.firmwareMajor = Number(mm[1]);
     out.firmwareMinor = Number(mm[2]);
   }
@@ -595,10 +595,10 @@ function readConsole(v: Value | undefined): ConsoleConfig {
   const bV = m.opt('baud');
   const baud = bV ? bV.int() : DEFAULT_CONSOLE.baud;
   if (bV && !BAUD_RATES.includes(baud)) bV.fail(`${baud} is not a standard baud rate (${BAUD_RATES.join(', ')})`);
-  const fV = m.opt('framing');
+  const fV: Value | undefined = m.opt('framing');
   const framing = fV ? fV.text() : DEFAULT_CONSOLE.framing;
   const mm = /^([5-8])([NEOMS])([12])$/.exec(framing);
-  if (!mm) fV!.fail(`"${framing}" is not a framing (data bits 5-8, parity N/E/O/M/S, stop bits 1-2, e.g. 8N1)`);
+  if (!mm) return (fV ?? v!).fail(`"${framing}" is not a framing (data bits 5-8, parity N/E/O/M/S, stop bits 1-2, e.g. 8N1)`);
   m.done(['baud', 'framing']);
   const parity = ({ N: 'none', E: 'even', O: 'odd', M: 'mark', S: 'space' } as const)[mm[2] as 'N' | 'E' | 'O' | 'M' | 'S'];
   return { baud, framing, dataBits: Number(mm[1]) as 5 | 6 | 7 | 8, parity, stopBits: Number(mm[3]) as 1 | 2 };
@@ -887,10 +887,11 @@ function readHa(v: Value | undefined, frus: FruConfig[], src: YamlSource): { tim
       if (members[0] === members[1]) items[1]!.fail('the two members must differ');
       const kinds = members.map((mm, i) => {
         const f = byName.get(mm);
-        if (!f) items[i]!.fail(`"${mm}" is not a shelf manager or board of this shelf`);
-        if (f.kind !== 'shmc' && f.kind !== 'processor') items[i]!.fail(`${mm} is a ${f.kind}; pairs are made of shelf managers or processor boards`);
+        const item: Value = items[i]!;
+        if (!f) return item.fail(`"${mm}" is not a shelf manager or board of this shelf`);
+        if (f.kind !== 'shmc' && f.kind !== 'processor') item.fail(`${mm} is a ${f.kind}; pairs are made of shelf managers or processor boards`);
         const other = inPair.get(mm);
-        if (other) items[i]!.fail(`${mm} is already a member of pair ${other}`);
+        if (other) item.fail(`${mm} is already a member of pair ${other}`);
         inPair.set(mm, name);
         return f.kind;
       });

@@ -81,7 +81,9 @@ export const HOT_SWAP_CAUSE_TEXT: Readonly<Record<HotSwapCause, string>> = {
  * - `insert`: the FRU is plugged into the backplane (M0→M1).
  * - `extract`: the FRU is pulled (→M0; from M1 a normal extraction, otherwise a surprise).
  * - `handle.close` / `handle.open`: the operator moves the ejector handle.
- * - `shm.activate` / `shm.deactivate`: the shelf manager's Set FRU Activation (2Ch/0Ch).
+ * - `shm.activate` / `shm.deactivate`: the shelf manager's Set FRU Activation (2Ch/0Ch). Activate
+ *   moves M1→M2 (the operator asks the shelf manager to bring the FRU up), grants M2→M3, and in M5
+ *   refuses the deactivation request (M5→M4).
  * - `fru.activate.request` / `fru.deactivate.request`: the FRU asks by itself (programmatic).
  * - `activation.done`: payload powered and E-keys set (M3→M4).
  * - `deactivation.done`: payload shut down and powered off (M6→M1).
@@ -174,6 +176,7 @@ export const HOT_SWAP_TABLE: Readonly<Record<HotSwapEvent, Readonly<Partial<Reco
   'shm.activate': {
     1: { to: 2, cause: 'shelfManager' },
     2: { to: 3, cause: 'shelfManager' },
+    5: { to: 4, cause: 'shelfManager' },
   },
   'shm.deactivate': {
     2: { to: 1, cause: 'shelfManager' },
