@@ -12,6 +12,8 @@ export async function registerAll(program: Command, ctx: CliContext): Promise<vo
     // one line per verb module, e.g. import('./fields.ts'),
     import('./fields.ts'),
     import('./hash.ts'),
+    import('./config.ts'),
+    import('./db.ts'),
   ];
   for (const m of await Promise.all(modules)) m.register(program, ctx);
 }

@@ -277,7 +277,8 @@ export class SqliteStore implements Store {
   setUser(u: IpmiUserRecord): void {
     this.live();
     checkUser(u);
-    this.st.userPut.run(u.id, u.name, Buffer.from(u.password), u.privilege, u.enabled ? 1 : 0);
+    const flags = (u.ipmiMessaging ? 1 : 0) | (u.linkAuth ? 2 : 0) | (u.callinRestricted ? 4 : 0);
+    this.st.userPut.run(u.id, u.name, Buffer.from(u.password), u.privilege, u.enabled ? 1 : 0, flags);
   }
 
   deleteUser(id: number): void {
@@ -355,10 +356,20 @@ interface UserRow {
   password: Buffer;
   privilege: number;
   enabled: number;
+  flags: number;
 }
 
 function userFromRow(r: UserRow): IpmiUserRecord {
-  return { id: r.id, name: r.name, password: Uint8Array.from(r.password), privilege: r.privilege as 1 | 2 | 3 | 4, enabled: r.enabled === 1 };
+  return {
+    id: r.id,
+    name: r.name,
+    password: Uint8Array.from(r.password),
+    privilege: r.privilege as IpmiUserRecord['privilege'],
+    enabled: r.enabled === 1,
+    ipmiMessaging: (r.flags & 1) !== 0,
+    linkAuth: (r.flags & 2) !== 0,
+    callinRestricted: (r.flags & 4) !== 0,
+  };
 }
 
 function prepare(db: DB) {
@@ -380,10 +391,10 @@ function prepare(db: DB) {
       'INSERT INTO sensor_thresholds (fru, sensor, vals, baseline) VALUES (?, ?, ?, ?) ON CONFLICT (fru, sensor) DO UPDATE SET vals = excluded.vals, baseline = excluded.baseline',
     ),
     thrDel: db.prepare('DELETE FROM sensor_thresholds WHERE fru = ? AND sensor = ?'),
-    usersAll: db.prepare('SELECT id, name, password, privilege, enabled FROM ipmi_users ORDER BY id'),
-    userGet: db.prepare('SELECT id, name, password, privilege, enabled FROM ipmi_users WHERE id = ?'),
+    usersAll: db.prepare('SELECT id, name, password, privilege, enabled, flags FROM ipmi_users ORDER BY id'),
+    userGet: db.prepare('SELECT id, name, password, privilege, enabled, flags FROM ipmi_users WHERE id = ?'),
     userPut: db.prepare(
-      'INSERT INTO ipmi_users (id, name, password, privilege, enabled) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name, password = excluded.password, privilege = excluded.privilege, enabled = excluded.enabled',
+      'INSERT INTO ipmi_users (id, name, password, privilege, enabled, flags) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name, password = excluded.password, privilege = excluded.privilege, enabled = excluded.enabled, flags = excluded.flags',
     ),
     userDel: db.prepare('DELETE FROM ipmi_users WHERE id = ?'),
     fsAll: db.prepare('SELECT state FROM fru_state ORDER BY fru'),

@@ -51,8 +51,9 @@ export const MIGRATIONS: readonly Migration[] = [
         id        INTEGER PRIMARY KEY CHECK (id BETWEEN 1 AND 15),
         name      TEXT NOT NULL,
         password  BLOB NOT NULL CHECK (length(password) <= 20),
-        privilege INTEGER NOT NULL CHECK (privilege BETWEEN 1 AND 4),
-        enabled   INTEGER NOT NULL CHECK (enabled IN (0, 1))
+        privilege INTEGER NOT NULL CHECK (privilege BETWEEN 1 AND 4 OR privilege = 15),
+        enabled   INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+        flags     INTEGER NOT NULL DEFAULT 0 CHECK (flags BETWEEN 0 AND 7)
       ) STRICT;
       CREATE TABLE fru_state (
         fru   TEXT PRIMARY KEY,

@@ -69,17 +69,26 @@ export interface StoredThresholds {
   baseline: string;
 }
 
-/** IPMI user (IPMI v2.0 §22.26–22.30). */
+/**
+ * IPMI user (IPMI v2.0 §22.26–22.30), field for field the `IpmiUser` of chassis/ipmi/users.ts, so
+ * chassis/persistence/user-store.ts adapts it to the IPMI layer's `UserStore` without conversion.
+ */
 export interface IpmiUserRecord {
   /** User ID 1..15 (1 = the anonymous/null user). */
   id: number;
-  /** ≤ 16 bytes. */
+  /** ≤ 16 bytes of UTF-8 ('' = empty slot). */
   name: string;
   /** ≤ 20 bytes (IPMI 2.0 passwords); recoverable by design, see the module comment. */
   password: Uint8Array;
-  /** 1 callback, 2 user, 3 operator, 4 administrator. */
-  privilege: 1 | 2 | 3 | 4;
+  /** Channel privilege limit: 1 callback, 2 user, 3 operator, 4 administrator, 0Fh no access. */
+  privilege: 1 | 2 | 3 | 4 | 0x0f;
   enabled: boolean;
+  /** IPMI messaging allowed (Set User Access b4). */
+  ipmiMessaging: boolean;
+  /** Link authentication (Set User Access b5). */
+  linkAuth: boolean;
+  /** Call-in restricted (Set User Access b6). */
+  callinRestricted: boolean;
 }
 
 /** An LED override as stored (PICMG Set FRU LED State). */
@@ -179,11 +188,9 @@ export interface Store {
 /** Validates an IPMI user record. @throws RangeError with the reason. */
 export function checkUser(u: IpmiUserRecord): void {
   if (!Number.isInteger(u.id) || u.id < 1 || u.id > 15) throw new RangeError(`user id ${u.id} out of range 1..15`);
-  if (Buffer.byteLength(u.name, 'latin1') > 16 || [...u.name].some((c) => c.charCodeAt(0) > 0xff)) {
-    throw new RangeError('user name must be at most 16 Latin-1 characters');
-  }
+  if (Buffer.byteLength(u.name, 'utf8') > 16 || u.name.includes('\0')) throw new RangeError('user name must be at most 16 bytes (UTF-8), without NUL');
   if (!(u.password instanceof Uint8Array) || u.password.length > 20) throw new RangeError('password must be at most 20 bytes');
-  if (![1, 2, 3, 4].includes(u.privilege)) throw new RangeError(`privilege ${u.privilege} is not 1..4`);
+  if (![1, 2, 3, 4, 0x0f].includes(u.privilege)) throw new RangeError(`privilege ${u.privilege} is not 1..4 or 0Fh`);
 }
 
 const EMPTY_SEL_META: SelMeta = { nextRecordId: 1, overflow: false, lastAddTime: 0xffffffff, lastEraseTime: 0xffffffff };
@@ -384,5 +391,14 @@ export class MemoryStore implements Store {
 }
 
 function copyUser(u: IpmiUserRecord): IpmiUserRecord {
-  return { id: u.id, name: u.name, password: Uint8Array.from(u.password), privilege: u.privilege, enabled: u.enabled };
+  return {
+    id: u.id,
+    name: u.name,
+    password: Uint8Array.from(u.password),
+    privilege: u.privilege,
+    enabled: u.enabled,
+    ipmiMessaging: u.ipmiMessaging,
+    linkAuth: u.linkAuth,
+    callinRestricted: u.callinRestricted,
+  };
 }
