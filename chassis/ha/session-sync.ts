@@ -1,0 +1,902 @@
+/**
+ * Session sync of one share, active → standby: the wire codec, the sender (on the owner) and the
+ * receiver (on the standby).
+ *
+ * Design (ha.md §4.2–§4.5; issue 6), FTFW-like as conntrackd:
+ * - Age filter: only sessions older than T_s (syncMinAgeMs, default 3 s) are sent incrementally;
+ *   younger ones are lost on a failover (reported), never on a planned switchover (final flush).
+ * - Batching: eligible records are packed into datagrams of at most MTU − 28 bytes (IPv4 + UDP
+ *   headers); a full datagram leaves at once, a partial one when its oldest record has waited B
+ *   (syncBatchMs, default 100 ms).
+ * - Reliability: every data datagram has a sequence number in the sender's stream (a new stream
+ *   per activation); the receiver applies strictly in order, acknowledges cumulatively, buffers
+ *   out-of-order datagrams and NACKs a gap; the sender retransmits from its resend queue
+ *   (syncResendQueue datagrams) on a NACK or after syncResendMs without an ACK. A gap the queue
+ *   can no longer fill forces a bulk resync (resync on gap). An idle datagram every B carries the
+ *   last sequence so tail loss is noticed.
+ * - Bulk and full resync: a generation bracketed by resync-begin / resync-end holding every live
+ *   eligible record, paced at syncBulkBytesPerSec; at the end the receiver sweeps entries not
+ *   refreshed during the generation (mark and sweep). A bulk starts when the standby asks for it
+ *   (join: its heartbeats carry wantsBulk; the controller calls `requestBulk`), and periodically
+ *   every R (syncFullResyncMs, default 4 min). A bulk begins a restart point: the receiver takes
+ *   its sequence as the new expected one. The receiver reports `onBulkDone` at the end of every
+ *   complete generation (standby.ready → standby.hot).
+ * - Deletes propagate: a record that ends after it was sent is deleted on the standby (conntrackd
+ *   destroy events); a lost delete is repaired by the next full resync's sweep.
+ * - Epochs (I4): every datagram carries the sender's epoch; the receiver ignores lower epochs.
+ *   A schema byte (the sender's major version) must equal the receiver's (blue/green gate).
+ * - Final sync (planned switchover): everything not yet sent, young sessions included, then a
+ *   final marker; `finalSync(cb)` calls back when the marker is acknowledged.
+ * - Lag and protection: `ackedWatermark()` is the creation-time cutoff up to which every live
+ *   session is acknowledged by a standby that holds a complete base (−Infinity before that).
+ *   The oracle (oracle.ts) calls a session protected when it is older than T_s + B + lag, with
+ *   lag = how far that watermark trails the eligibility edge (ha.md §5.5).
+ *
+ * Time: the Clock given (the node's data-plane clock). Sizes in bytes, times in ms.
+ */
+import type { Clock, TimerId } from '../../board/common/clock.ts';
+import { ByteReader, ByteWriter } from '../../board/common/bytes.ts';
+import { DecodeError } from '../../board/common/errors.ts';
+
+/** One synced record; opaque to the sync engine except for these fields. */
+export interface SyncRecord {
+  /** Unique within the share (e.g. canonical 5-tuple bytes in hex, or a cohort id). 1..255 bytes UTF-8. */
+  key: string;
+  /** Creation time on the source's monotonic clock, ms. */
+  createdAt: number;
+  /** Sessions the record stands for: 1 for a real session table, n for a cohort of the count model. */
+  sessions: number;
+  /** Payload bytes on the wire (payload.length when a payload is present). 0..65535. */
+  size: number;
+  /** Opaque payload (the processor board's session codec); absent in the count model (zeros are sent). */
+  payload?: Uint8Array;
+}
+
+/** The active side's view of the share's session table. */
+export interface SessionSource {
+  /** Live records created in (after, upTo], oldest first. */
+  createdBetween(after: number, upTo: number): Iterable<SyncRecord>;
+  /** Every live record, oldest first (bulk, full resync, final sync). */
+  all(): Iterable<SyncRecord>;
+  /** Records that ended (closed, expired) since the last call. */
+  drainEnded(): Iterable<{ key: string; createdAt: number; sessions: number }>;
+}
+
+/** The standby side's table for the share (the processor board's standby table plugs in here). */
+export interface SessionSink {
+  /** Inserts or refreshes records; `createdAt` is already on the receiver's clock. */
+  upsert(records: readonly SyncRecord[]): void;
+  remove(keys: readonly string[]): void;
+  /** Keys currently held (for the sweep at the end of a full resync). */
+  keys(): Iterable<string>;
+  clear(): void;
+}
+
+/** Datagram kinds. */
+export const SYNC_KINDS = ['update', 'delete', 'resync-begin', 'resync-end', 'final', 'idle', 'ack', 'nack'] as const;
+export type SyncKind = (typeof SYNC_KINDS)[number];
+
+/** A record as it travels: age instead of creation time (clocks differ between nodes). */
+export interface WireRecord {
+  key: string;
+  /** Age at send time, ms (u32). */
+  ageMs: number;
+  sessions: number;
+  size: number;
+  payload?: Uint8Array;
+}
+
+/** One sync datagram. */
+export interface SyncDatagram {
+  kind: SyncKind;
+  /** Sender's major software version (schema). */
+  schema: number;
+  epoch: number;
+  /** Sender's stream id (new per activation). */
+  stream: number;
+  /** Data kinds: this datagram's sequence; idle: last sequence sent; ack: cumulative; nack: first missing. */
+  seq: number;
+  /** resync-begin/-end: generation number. */
+  gen?: number;
+  /** resync-begin: a restart point (receiver resets its expected sequence). */
+  restart?: boolean;
+  /** ack: the receiver holds a complete base (a finished full generation). */
+  hasBase?: boolean;
+  records?: WireRecord[];
+  keys?: string[];
+}
+
+const MAGIC0 = 0x41;
+const MAGIC1 = 0x53; // 'AS'
+const FORMAT = 1;
+/** Header bytes of every sync datagram. */
+export const SYNC_HEADER_BYTES = 20;
+/** IPv4 + UDP header bytes subtracted from the MTU. */
+export const IP_UDP_OVERHEAD = 28;
+const te = new TextEncoder();
+const td = new TextDecoder('utf-8', { fatal: true });
+
+function keyLen(key: string): number {
+  const n = te.encode(key).length;
+  if (n < 1 || n > 255) throw new RangeError(`sync key must be 1..255 bytes, got ${n}`);
+  return n;
+}
+
+/** Wire bytes of one update record. */
+export function recordWireBytes(r: { key: string; size: number }): number {
+  return 1 + keyLen(r.key) + 4 + 4 + 2 + r.size;
+}
+
+/** Wire bytes of one delete entry. */
+export function deleteWireBytes(key: string): number {
+  return 1 + keyLen(key);
+}
+
+/**
+ * Sync datagram codec (encode / decode / encodingLength).
+ * Layout (big-endian): 'AS', u8 format (1), u8 kind, u8 schema, u8 flags (b0 restart, b1 hasBase),
+ * u16 count, u32 epoch, u32 stream, u32 seq; then per kind: resync-begin/-end u32 gen; update
+ * `count` × (u8 keyLen, key, u32 ageMs, u32 sessions, u16 size, size bytes); delete `count` ×
+ * (u8 keyLen, key).
+ */
+export const syncCodec = {
+  encodingLength(d: SyncDatagram): number {
+    let n = SYNC_HEADER_BYTES;
+    if (d.kind === 'resync-begin' || d.kind === 'resync-end') n += 4;
+    if (d.kind === 'update') for (const r of d.records ?? []) n += recordWireBytes(r);
+    if (d.kind === 'delete') for (const k of d.keys ?? []) n += deleteWireBytes(k);
+    return n;
+  },
+
+  /** @throws RangeError when a field does not fit. */
+  encode(d: SyncDatagram): Buffer {
+    const kind = SYNC_KINDS.indexOf(d.kind);
+    if (kind < 0) throw new RangeError(`sync kind ${d.kind} unknown`);
+    const count = d.kind === 'update' ? (d.records ?? []).length : d.kind === 'delete' ? (d.keys ?? []).length : 0;
+    if (count > 0xffff) throw new RangeError(`sync datagram holds ${count} entries (max 65535)`);
+    const w = new ByteWriter(this.encodingLength(d));
+    w.u8(MAGIC0).u8(MAGIC1).u8(FORMAT).u8(kind).u8(d.schema & 0xff);
+    w.u8((d.restart ? 1 : 0) | (d.hasBase ? 2 : 0)).u16be(count);
+    w.u32be(d.epoch).u32be(d.stream).u32be(d.seq);
+    if (d.kind === 'resync-begin' || d.kind === 'resync-end') w.u32be(d.gen ?? 0);
+    if (d.kind === 'update') {
+      for (const r of d.records ?? []) {
+        const k = te.encode(r.key);
+        keyLen(r.key);
+        if (r.size < 0 || r.size > 0xffff) throw new RangeError(`sync record size ${r.size} out of range`);
+        w.u8(k.length).bytes(k).u32be(Math.min(0xffffffff, Math.max(0, Math.round(r.ageMs)))).u32be(r.sessions).u16be(r.size);
+        if (r.payload) {
+          if (r.payload.length !== r.size) throw new RangeError(`sync record payload length ${r.payload.length} != size ${r.size}`);
+          w.bytes(r.payload);
+        } else {
+          w.bytes(new Uint8Array(r.size));
+        }
+      }
+    }
+    if (d.kind === 'delete') {
+      for (const key of d.keys ?? []) {
+        const k = te.encode(key);
+        keyLen(key);
+        w.u8(k.length).bytes(k);
+      }
+    }
+    return w.toBuffer();
+  },
+
+  /**
+   * @throws DecodeError('session-sync', field, offset, …) on a short or malformed datagram
+   *   (bad magic, format, kind, reserved flags, empty or non-UTF-8 key, trailing bytes).
+   */
+  decode(buf: Uint8Array, offset = 0): { value: SyncDatagram; end: number } {
+    const r = new ByteReader(buf, 'session-sync', offset);
+    if (r.u8('magic') !== MAGIC0 || r.u8('magic') !== MAGIC1) throw new DecodeError('session-sync', 'magic', offset, 'not a sync datagram');
+    const fAt = r.pos;
+    if (r.u8('format') !== FORMAT) throw new DecodeError('session-sync', 'format', fAt, 'unsupported format version');
+    const kAt = r.pos;
+    const kind = SYNC_KINDS[r.u8('kind')];
+    if (kind === undefined) throw new DecodeError('session-sync', 'kind', kAt, 'unknown kind');
+    const schema = r.u8('schema');
+    const flAt = r.pos;
+    const flags = r.u8('flags');
+    if (flags & 0xfc) throw new DecodeError('session-sync', 'flags', flAt, `reserved bits set (0x${flags.toString(16)})`);
+    const count = r.u16be('count');
+    const d: SyncDatagram = { kind, schema, epoch: r.u32be('epoch'), stream: r.u32be('stream'), seq: r.u32be('seq') };
+    if (flags & 1) d.restart = true;
+    if (flags & 2) d.hasBase = true;
+    if (kind === 'resync-begin' || kind === 'resync-end') d.gen = r.u32be('gen');
+    const readKey = (): string => {
+      const at = r.pos;
+      const n = r.u8('keyLen');
+      if (n === 0) throw new DecodeError('session-sync', 'key', at, 'empty key');
+      try {
+        return td.decode(r.bytes(n, 'key'));
+      } catch (e) {
+        if (e instanceof DecodeError) throw e;
+        throw new DecodeError('session-sync', 'key', at + 1, 'invalid UTF-8');
+      }
+    };
+    if (kind === 'update') {
+      d.records = [];
+      for (let i = 0; i < count; i++) {
+        const key = readKey();
+        const ageMs = r.u32be('ageMs');
+        const sessions = r.u32be('sessions');
+        const size = r.u16be('size');
+        const payload = Uint8Array.from(r.bytes(size, 'payload'));
+        d.records.push({ key, ageMs, sessions, size, payload });
+      }
+    } else if (kind === 'delete') {
+      d.keys = [];
+      for (let i = 0; i < count; i++) d.keys.push(readKey());
+    } else if (count !== 0) {
+      throw new DecodeError('session-sync', 'count', 6, `kind ${kind} carries no entries, count ${count}`);
+    }
+    return { value: d, end: r.pos };
+  },
+};
+
+/** Sync tunables (from ResolvedHaConfig). */
+export interface SyncTiming {
+  syncMinAgeMs: number;
+  syncBatchMs: number;
+  syncMtu: number;
+  syncFullResyncMs: number;
+  syncResendMs: number;
+  syncResendQueue: number;
+  syncBulkBytesPerSec: number;
+  syncStaleMs: number;
+}
+
+/** Counters of a sender (bytes include the sync header, not IP/UDP). */
+export interface SyncSenderStats {
+  datagrams: number;
+  bytes: number;
+  /** Records and sessions sent incrementally (age-filtered). */
+  incrementalRecords: number;
+  incrementalSessions: number;
+  /** Records and sessions sent in bulk / periodic full resyncs. */
+  bulkRecords: number;
+  bulkSessions: number;
+  /** Records and sessions sent by final syncs (young ones included). */
+  finalRecords: number;
+  finalSessions: number;
+  deletes: number;
+  retransmits: number;
+  /** Datagrams dropped from a full resend queue. */
+  queueOverflows: number;
+  bulks: number;
+  fullResyncs: number;
+  /** Records that ended before they were old enough to be sent (saved by the age filter). */
+  filteredRecords: number;
+  filteredSessions: number;
+}
+
+interface Inflight {
+  d: SyncDatagram;
+  sentAt: number;
+  bytes: number;
+  /** Eligibility cutoff covered once this datagram is delivered (update/idle-bearing). */
+  cutoff: number;
+  /** This datagram ends a bulk generation (restart) — delivering it completes the base. */
+  endsBulk: boolean;
+  isFinal: boolean;
+}
+
+interface Pending {
+  records: SyncRecord[];
+  bytes: number;
+  firstAt: number;
+}
+
+/**
+ * The owner's side of one share's sync stream. Create it when the member becomes active; call
+ * `stop()` when it stops being active. `send` delivers datagrams to the standby (a link, a UDP
+ * socket); `onAckDatagram` is how ACK/NACK datagrams come back.
+ */
+export class SyncSender {
+  readonly stats: SyncSenderStats = {
+    datagrams: 0, bytes: 0, incrementalRecords: 0, incrementalSessions: 0, bulkRecords: 0, bulkSessions: 0,
+    finalRecords: 0, finalSessions: 0, deletes: 0, retransmits: 0, queueOverflows: 0, bulks: 0, fullResyncs: 0,
+    filteredRecords: 0, filteredSessions: 0,
+  };
+  private seq = 0;
+  private cutoff: number;
+  private pending: Pending = { records: [], bytes: 0, firstAt: 0 };
+  private pendingDeletes: string[] = [];
+  private readonly inflight = new Map<number, Inflight>();
+  private acked = 0;
+  private ackedCutoff = -Infinity;
+  private peerHasBase = false;
+  private lastSentAt: number;
+  private gen = 0;
+  private resync: { gen: number; restart: boolean; queue: SyncRecord[]; i: number; cutoff: number } | null = null;
+  private bulkWanted = false;
+  private lastBulkEndSeq: number | undefined;
+  private final: { seq: number; cb: () => void } | null = null;
+  private timers: TimerId[] = [];
+  private running = true;
+  private readonly maxPayload: number;
+  /** Last time an ACK arrived (ms), for "acks lost" alarms. */
+  lastAckAt: number;
+  /** Measured one-way-and-back time of the last ACK that advanced the window, ms. */
+  lastAckLagMs = 0;
+
+  /**
+   * @param o.clock   the owner's data-plane clock
+   * @param o.source  the live session table
+   * @param o.send    delivers a datagram to the standby (sizes are counted with syncCodec.encodingLength)
+   * @param o.epoch   the owner's activation epoch
+   * @param o.stream  stream id, new per activation
+   * @param o.schema  the owner's major version
+   * @param o.timing  sync tunables
+   */
+  constructor(private readonly o: {
+    clock: Clock;
+    source: SessionSource;
+    send: (d: SyncDatagram) => void;
+    epoch: number;
+    stream: number;
+    schema: number;
+    timing: SyncTiming;
+  }) {
+    const now = o.clock.now();
+    this.cutoff = now - o.timing.syncMinAgeMs;
+    this.lastSentAt = now;
+    this.lastAckAt = now;
+    this.maxPayload = Math.max(64, o.timing.syncMtu - IP_UDP_OVERHEAD);
+    this.schedule(() => this.tick(), this.pollMs());
+    this.schedule(() => this.resendTick(), o.timing.syncResendMs);
+    if (o.timing.syncFullResyncMs > 0) this.schedule(() => this.periodicResync(), o.timing.syncFullResyncMs);
+  }
+
+  /** Sequence number of the last data datagram sent. */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  /** Highest cumulatively acknowledged sequence number. */
+  get ackedSeq(): number {
+    return this.acked;
+  }
+
+  /** Datagrams waiting for an ACK (the resend queue). */
+  get resendQueueLength(): number {
+    return this.inflight.size;
+  }
+
+  /** True while a bulk or full resync generation is being sent. */
+  get resyncInProgress(): boolean {
+    return this.resync !== null;
+  }
+
+  /**
+   * Creation-time cutoff up to which every live session is acknowledged by a standby holding a
+   * complete base; −Infinity when the standby has no base yet.
+   */
+  ackedWatermark(): number {
+    return this.peerHasBase ? this.ackedCutoff : -Infinity;
+  }
+
+  /**
+   * The standby asked for a bulk (join, gap it cannot fill): starts one unless one is running or
+   * one already ended that the standby has not applied yet.
+   * @param peerAppliedSeq the standby's last applied sequence (from its heartbeat); omit to force.
+   */
+  requestBulk(peerAppliedSeq?: number): void {
+    if (peerAppliedSeq !== undefined && this.lastBulkEndSeq !== undefined && peerAppliedSeq < this.lastBulkEndSeq) return;
+    this.peerHasBase = false;
+    if (this.resync?.restart) return;
+    if (this.resync) {
+      this.bulkWanted = true;
+      return;
+    }
+    this.startResync(true);
+  }
+
+  /**
+   * Planned switchover: sends everything not yet sent (young sessions included), then a final
+   * marker; calls `cb` once the marker and everything before it are acknowledged.
+   */
+  finalSync(cb: () => void): void {
+    const now = this.o.clock.now();
+    this.collect(now);
+    const young = [...this.o.source.createdBetween(this.cutoff, Infinity)];
+    for (const r of young) {
+      this.stats.finalRecords++;
+      this.stats.finalSessions += r.sessions;
+      this.addToBatch(r, now, 'final');
+    }
+    this.cutoff = Math.max(this.cutoff, now);
+    this.flushDeletes(now);
+    this.flush(now);
+    const d = this.next('final');
+    this.final = { seq: d.seq, cb };
+    this.transmit(d, this.covered(), false, true);
+  }
+
+  /** Cancels a pending final sync (handover aborted). */
+  cancelFinal(): void {
+    this.final = null;
+  }
+
+  /** An ACK or NACK from the standby. Datagrams of another stream or epoch are ignored. */
+  onAckDatagram(d: SyncDatagram): void {
+    if (!this.running || d.stream !== this.o.stream || d.epoch !== this.o.epoch) return;
+    const now = this.o.clock.now();
+    if (d.kind === 'ack') {
+      this.lastAckAt = now;
+      if (d.seq > this.acked) {
+        let cut = this.ackedCutoff;
+        for (let s = this.acked + 1; s <= d.seq; s++) {
+          const f = this.inflight.get(s);
+          if (f) {
+            cut = Math.max(cut, f.cutoff);
+            this.lastAckLagMs = now - f.sentAt;
+            this.inflight.delete(s);
+          }
+        }
+        this.acked = Math.min(d.seq, this.seq);
+        this.ackedCutoff = cut;
+      }
+      this.peerHasBase = d.hasBase === true;
+      if (this.final && this.acked >= this.final.seq) {
+        const cb = this.final.cb;
+        this.final = null;
+        cb();
+      }
+    } else if (d.kind === 'nack') {
+      if (d.seq <= this.acked) return;
+      if (!this.inflight.has(d.seq)) {
+        // The gap can no longer be filled from the resend queue: resync on gap.
+        this.requestBulk();
+        return;
+      }
+      this.retransmitFrom(d.seq, now, 64);
+    }
+  }
+
+  /** Stops all timers (the member stopped being active). */
+  stop(): void {
+    this.running = false;
+    for (const t of this.timers) this.o.clock.clearTimeout(t);
+    this.timers = [];
+  }
+
+  // ---- internals ----
+
+  private pollMs(): number {
+    return Math.max(1, Math.min(this.o.timing.syncBatchMs, 20));
+  }
+
+  private schedule(fn: () => void, ms: number): void {
+    const id = this.o.clock.setTimeout(() => {
+      this.timers = this.timers.filter((t) => t !== id);
+      if (this.running) fn();
+    }, ms);
+    this.timers.push(id);
+  }
+
+  private tick(): void {
+    const now = this.o.clock.now();
+    this.collect(now);
+    this.flushDeletes(now);
+    // A partial batch leaves at the last poll before its oldest record has waited B since it became eligible.
+    if (this.pending.records.length && now + this.pollMs() > this.pending.firstAt + this.o.timing.syncBatchMs) this.flush(now);
+    if (this.resync) this.pumpResync(now);
+    if (now - this.lastSentAt >= this.o.timing.syncBatchMs) this.sendIdle(now);
+    this.schedule(() => this.tick(), this.pollMs());
+  }
+
+  /** Moves newly eligible records into the batch; notes ended ones. */
+  private collect(now: number): void {
+    const cut = now - this.o.timing.syncMinAgeMs;
+    const ended = [...this.o.source.drainEnded()];
+    // Ended records: not yet eligible → never sent (saved by the filter); in the batch → drop; else delete.
+    if (ended.length) {
+      const inBatch = new Set(this.pending.records.map((r) => r.key));
+      for (const e of ended) {
+        if (e.createdAt > this.cutoff) {
+          this.stats.filteredRecords++;
+          this.stats.filteredSessions += e.sessions;
+          continue;
+        }
+        if (inBatch.has(e.key)) {
+          this.pending.records = this.pending.records.filter((r) => r.key !== e.key);
+          continue;
+        }
+        if (e.createdAt <= this.cutoff) this.pendingDeletes.push(e.key);
+      }
+    }
+    if (cut > this.cutoff) {
+      for (const r of this.o.source.createdBetween(this.cutoff, cut)) {
+        this.stats.incrementalRecords++;
+        this.stats.incrementalSessions += r.sessions;
+        this.addToBatch(r, now, 'inc');
+      }
+      this.cutoff = cut;
+    }
+  }
+
+  private addToBatch(r: SyncRecord, now: number, why: 'inc' | 'final'): void {
+    const b = recordWireBytes(r);
+    if (this.pending.records.length && SYNC_HEADER_BYTES + this.pending.bytes + b > this.maxPayload) this.flush(now);
+    const eligibleAt = why === 'final' ? now : Math.min(now, r.createdAt + this.o.timing.syncMinAgeMs);
+    if (!this.pending.records.length || eligibleAt < this.pending.firstAt) this.pending.firstAt = eligibleAt;
+    this.pending.records.push(r);
+    this.pending.bytes += b;
+    if (SYNC_HEADER_BYTES + this.pending.bytes >= this.maxPayload) this.flush(now);
+  }
+
+  private flush(now: number): void {
+    if (!this.pending.records.length) return;
+    const d = this.next('update');
+    d.records = this.pending.records.map((r) => toWire(r, now));
+    this.pending = { records: [], bytes: 0, firstAt: now };
+    this.transmit(d, this.covered(), false, false);
+  }
+
+  private flushDeletes(now: number): void {
+    while (this.pendingDeletes.length) {
+      const keys: string[] = [];
+      let bytes = SYNC_HEADER_BYTES;
+      while (this.pendingDeletes.length) {
+        const k = this.pendingDeletes[0]!;
+        const b = deleteWireBytes(k);
+        if (keys.length && bytes + b > this.maxPayload) break;
+        keys.push(this.pendingDeletes.shift()!);
+        bytes += b;
+      }
+      const d = this.next('delete');
+      d.keys = keys;
+      this.stats.deletes += keys.length;
+      this.transmit(d, this.covered(), false, false);
+    }
+    void now;
+  }
+
+  /** Creation-time cutoff of what has been transmitted: records still waiting in the batch are not covered. */
+  private covered(): number {
+    const first = this.pending.records[0];
+    return first ? Math.min(this.cutoff, first.createdAt - 1e-6) : this.cutoff;
+  }
+
+  private next(kind: SyncKind): SyncDatagram {
+    return { kind, schema: this.o.schema, epoch: this.o.epoch, stream: this.o.stream, seq: ++this.seq };
+  }
+
+  private transmit(d: SyncDatagram, cutoff: number, endsBulk: boolean, isFinal: boolean): void {
+    const now = this.o.clock.now();
+    const bytes = syncCodec.encodingLength(d);
+    this.inflight.set(d.seq, { d, sentAt: now, bytes, cutoff, endsBulk, isFinal });
+    while (this.inflight.size > this.o.timing.syncResendQueue) {
+      const oldest = this.inflight.keys().next().value as number;
+      this.inflight.delete(oldest);
+      this.stats.queueOverflows++;
+    }
+    this.stats.datagrams++;
+    this.stats.bytes += bytes;
+    this.lastSentAt = now;
+    this.o.send(d);
+  }
+
+  private sendIdle(now: number): void {
+    const d: SyncDatagram = { kind: 'idle', schema: this.o.schema, epoch: this.o.epoch, stream: this.o.stream, seq: this.seq };
+    this.stats.datagrams++;
+    this.stats.bytes += SYNC_HEADER_BYTES;
+    this.lastSentAt = now;
+    this.o.send(d);
+  }
+
+  private resendTick(): void {
+    const now = this.o.clock.now();
+    const first = this.inflight.values().next().value as Inflight | undefined;
+    if (first && now - first.sentAt >= this.o.timing.syncResendMs) this.retransmitFrom(first.d.seq, now, 64);
+    this.schedule(() => this.resendTick(), this.o.timing.syncResendMs);
+  }
+
+  private retransmitFrom(seq: number, now: number, max = Infinity): void {
+    let n = 0;
+    for (const [s, f] of this.inflight) {
+      if (s < seq) continue;
+      if (n++ >= max) break;
+      f.sentAt = now;
+      this.stats.retransmits++;
+      this.stats.datagrams++;
+      this.stats.bytes += f.bytes;
+      this.o.send(f.d);
+    }
+    this.lastSentAt = now;
+  }
+
+  private periodicResync(): void {
+    if (!this.resync) this.startResync(false);
+    this.schedule(() => this.periodicResync(), this.o.timing.syncFullResyncMs);
+  }
+
+  private startResync(restart: boolean): void {
+    const now = this.o.clock.now();
+    this.collect(now);
+    this.flush(now);
+    const queue = [...this.o.source.createdBetween(-Infinity, this.cutoff)];
+    this.gen++;
+    if (restart) this.stats.bulks++;
+    else this.stats.fullResyncs++;
+    this.resync = { gen: this.gen, restart, queue, i: 0, cutoff: this.cutoff };
+    this.lastPump = now - this.pollMs();
+    const d = this.next('resync-begin');
+    d.gen = this.gen;
+    if (restart) d.restart = true;
+    this.transmit(d, -Infinity, false, false);
+    this.pumpResync(now);
+  }
+
+  private lastPump = 0;
+
+  /** Sends the next slice of the running generation, paced at syncBulkBytesPerSec. */
+  private pumpResync(now: number): void {
+    const rs = this.resync;
+    if (!rs) return;
+    const budget = Math.max(this.maxPayload, (this.o.timing.syncBulkBytesPerSec * Math.max(this.pollMs(), now - this.lastPump)) / 1000);
+    this.lastPump = now;
+    let spent = 0;
+    while (rs.i < rs.queue.length && spent < budget) {
+      const recs: SyncRecord[] = [];
+      let bytes = SYNC_HEADER_BYTES;
+      while (rs.i < rs.queue.length) {
+        const r = rs.queue[rs.i]!;
+        const b = recordWireBytes(r);
+        if (recs.length && bytes + b > this.maxPayload) break;
+        recs.push(r);
+        bytes += b;
+        rs.i++;
+      }
+      const d = this.next('update');
+      d.records = recs.map((r) => toWire(r, now));
+      for (const r of recs) {
+        this.stats.bulkRecords++;
+        this.stats.bulkSessions += r.sessions;
+      }
+      spent += bytes;
+      this.transmit(d, -Infinity, false, false);
+    }
+    if (rs.i >= rs.queue.length) {
+      const d = this.next('resync-end');
+      d.gen = rs.gen;
+      if (rs.restart) d.restart = true;
+      // Delivering the end of a generation means the standby holds everything up to its cutoff.
+      this.transmit(d, rs.cutoff, rs.restart, false);
+      if (rs.restart) this.lastBulkEndSeq = d.seq;
+      this.resync = null;
+      if (this.bulkWanted) {
+        this.bulkWanted = false;
+        this.startResync(true);
+      }
+    }
+  }
+}
+
+function toWire(r: SyncRecord, now: number): WireRecord {
+  const w: WireRecord = { key: r.key, ageMs: Math.max(0, now - r.createdAt), sessions: r.sessions, size: r.size };
+  if (r.payload) w.payload = r.payload;
+  return w;
+}
+
+/** Counters of a receiver. */
+export interface SyncReceiverStats {
+  datagrams: number;
+  applied: number;
+  duplicates: number;
+  outOfOrder: number;
+  nacks: number;
+  acks: number;
+  ignoredEpoch: number;
+  ignoredSchema: number;
+  records: number;
+  deletes: number;
+  swept: number;
+  bulksCompleted: number;
+}
+
+/**
+ * The standby's side of one share's sync stream. Keeps receiving across streams (a new owner
+ * starts a new stream: the receiver then wants a bulk).
+ */
+export class SyncReceiver {
+  readonly stats: SyncReceiverStats = {
+    datagrams: 0, applied: 0, duplicates: 0, outOfOrder: 0, nacks: 0, acks: 0, ignoredEpoch: 0, ignoredSchema: 0,
+    records: 0, deletes: 0, swept: 0, bulksCompleted: 0,
+  };
+  private stream: number | null = null;
+  private expected = 0;
+  private epoch = 0;
+  private readonly buffer = new Map<number, SyncDatagram>();
+  private gen: { gen: number; touched: Set<string>; restart: boolean } | null = null;
+  private hasBase = false;
+  private lastNackAt = -Infinity;
+  private staleTimer: TimerId | undefined;
+  private stale = false;
+  private running = true;
+  /** The receiver wants a bulk: put this in the heartbeats (wantsBulk). */
+  wantsBulk = true;
+
+  /**
+   * @param o.clock      the standby's data-plane clock
+   * @param o.sink       the standby table
+   * @param o.reply      sends an ACK/NACK datagram back to the owner
+   * @param o.schema     our major version (datagrams of another schema are ignored)
+   * @param o.timing     sync tunables
+   * @param o.onBulkDone a complete generation was applied (standby.ready → standby.hot)
+   * @param o.onStale   the table stopped being current (silence ≥ syncStaleMs, unfillable gap)
+   */
+  constructor(private readonly o: {
+    clock: Clock;
+    sink: SessionSink;
+    reply: (d: SyncDatagram) => void;
+    schema: number;
+    timing: SyncTiming;
+    onBulkDone: () => void;
+    onStale: () => void;
+  }) {
+    this.armStale();
+  }
+
+  /** Highest epoch seen (I4: lower epochs are ignored). */
+  get knownEpoch(): number {
+    return this.epoch;
+  }
+
+  /** Last sequence applied in order. */
+  get appliedSeq(): number {
+    return Math.max(0, this.expected - 1);
+  }
+
+  /** True once a complete generation has been applied on the current stream. */
+  get complete(): boolean {
+    return this.hasBase;
+  }
+
+  /** The machine entered standby.ready: the table must be rebuilt by a bulk. */
+  requestBulk(): void {
+    this.wantsBulk = true;
+  }
+
+  /** Raises the epoch floor (e.g. from heartbeats): datagrams below it are ignored. */
+  noteEpoch(epoch: number): void {
+    if (epoch > this.epoch) this.epoch = epoch;
+  }
+
+  /** A datagram from the owner. */
+  receive(d: SyncDatagram): void {
+    if (!this.running) return;
+    this.stats.datagrams++;
+    if (d.schema !== this.o.schema) {
+      this.stats.ignoredSchema++;
+      return;
+    }
+    if (d.epoch < this.epoch) {
+      this.stats.ignoredEpoch++;
+      return;
+    }
+    this.epoch = d.epoch;
+    const now = this.o.clock.now();
+    if (this.stream !== d.stream) {
+      // A new owner (or a new activation): start over on this stream, ask for a bulk.
+      this.stream = d.stream;
+      this.expected = d.kind === 'idle' ? d.seq + 1 : d.seq;
+      this.buffer.clear();
+      this.gen = null;
+      this.hasBase = false;
+      this.wantsBulk = true;
+      this.markStale();
+    }
+    this.armStale();
+    if (d.kind === 'idle') {
+      if (d.seq >= this.expected) this.nack(now);
+      return;
+    }
+    if (d.kind === 'ack' || d.kind === 'nack') return;
+    if (d.kind === 'resync-begin' && d.restart && d.seq > this.expected) {
+      // A restart point: whatever was missing before it no longer matters.
+      this.expected = d.seq;
+      for (const s of [...this.buffer.keys()]) if (s < d.seq) this.buffer.delete(s);
+    }
+    if (d.seq < this.expected) {
+      this.stats.duplicates++;
+      this.ack();
+      return;
+    }
+    if (d.seq > this.expected) {
+      this.stats.outOfOrder++;
+      if (this.buffer.size < Math.max(64, this.o.timing.syncResendQueue)) this.buffer.set(d.seq, d);
+      this.nack(now);
+      return;
+    }
+    this.apply(d, now);
+    for (;;) {
+      const b = this.buffer.get(this.expected);
+      if (!b) break;
+      this.buffer.delete(this.expected);
+      this.apply(b, now);
+    }
+    this.ack();
+  }
+
+  /** Stops timers (the member stopped being standby). */
+  stop(): void {
+    this.running = false;
+    if (this.staleTimer !== undefined) this.o.clock.clearTimeout(this.staleTimer);
+  }
+
+  private apply(d: SyncDatagram, now: number): void {
+    this.expected = d.seq + 1;
+    this.stats.applied++;
+    switch (d.kind) {
+      case 'update': {
+        const recs: SyncRecord[] = (d.records ?? []).map((w) => {
+          const r: SyncRecord = { key: w.key, createdAt: now - w.ageMs, sessions: w.sessions, size: w.size };
+          if (w.payload) r.payload = w.payload;
+          return r;
+        });
+        this.o.sink.upsert(recs);
+        this.stats.records += recs.length;
+        if (this.gen) for (const r of recs) this.gen.touched.add(r.key);
+        break;
+      }
+      case 'delete':
+        this.o.sink.remove(d.keys ?? []);
+        this.stats.deletes += (d.keys ?? []).length;
+        break;
+      case 'resync-begin':
+        this.gen = { gen: d.gen ?? 0, touched: new Set(), restart: d.restart === true };
+        break;
+      case 'resync-end': {
+        const g = this.gen;
+        if (g && g.gen === d.gen) {
+          const gone = [...this.o.sink.keys()].filter((k) => !g.touched.has(k));
+          if (gone.length) this.o.sink.remove(gone);
+          this.stats.swept += gone.length;
+          this.gen = null;
+          this.hasBase = true;
+          this.stats.bulksCompleted++;
+          this.wantsBulk = false;
+          this.stale = false;
+          this.o.onBulkDone();
+        }
+        break;
+      }
+      case 'final':
+        break;
+      default:
+        break;
+    }
+  }
+
+  private ack(): void {
+    if (this.stream === null) return;
+    this.stats.acks++;
+    this.o.reply({ kind: 'ack', schema: this.o.schema, epoch: this.epoch, stream: this.stream, seq: this.expected - 1, hasBase: this.hasBase });
+  }
+
+  private nack(now: number): void {
+    if (this.stream === null || now - this.lastNackAt < Math.min(this.o.timing.syncResendMs / 2, 50)) return;
+    this.lastNackAt = now;
+    this.stats.nacks++;
+    this.o.reply({ kind: 'nack', schema: this.o.schema, epoch: this.epoch, stream: this.stream, seq: this.expected });
+  }
+
+  private armStale(): void {
+    if (this.staleTimer !== undefined) this.o.clock.clearTimeout(this.staleTimer);
+    this.staleTimer = this.o.clock.setTimeout(() => {
+      this.staleTimer = undefined;
+      if (!this.running) return;
+      this.markStale();
+    }, this.o.timing.syncStaleMs);
+  }
+
+  private markStale(): void {
+    if (this.stale) return;
+    this.stale = true;
+    this.wantsBulk = true;
+    this.o.onStale();
+  }
+}
