@@ -423,6 +423,7 @@ export type SdrRefusal = 'not_found' | 'reservation_invalid' | 'offset_out_of_ra
 export class SdrRepository {
   private records: Uint8Array[] = [];
   private reservation = 0;
+  private reservationCounter = 0;
   private lastAdd = 0xffffffff;
   private lastErase = 0xffffffff;
 
@@ -464,7 +465,8 @@ export class SdrRepository {
 
   /** Reserve SDR Repository (§33.11): a new non-zero reservation ID. */
   reserve(): number {
-    this.reservation = (this.reservation % 0xffff) + 1;
+    this.reservationCounter = (this.reservationCounter % 0xffff) + 1;
+    this.reservation = this.reservationCounter;
     return this.reservation;
   }
 

@@ -185,6 +185,7 @@ export class SelRepository {
   private lastAdd = SEL_TIME_UNSPECIFIED;
   private lastErase = SEL_TIME_UNSPECIFIED;
   private reservation = 0;
+  private reservationCounter = 0;
 
   /** @param capacity maximum number of records (default 4096); @throws RangeError if < 1 or > 65534. */
   constructor(readonly capacity: number = DEFAULT_SEL_CAPACITY, state?: SelState) {
@@ -240,7 +241,8 @@ export class SelRepository {
 
   /** Reserve SEL (§31.4): a new non-zero 16-bit reservation ID; the previous one is cancelled. */
   reserve(): number {
-    this.reservation = (this.reservation % 0xffff) + 1;
+    this.reservationCounter = (this.reservationCounter % 0xffff) + 1;
+    this.reservation = this.reservationCounter;
     return this.reservation;
   }
 
