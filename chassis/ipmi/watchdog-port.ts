@@ -8,50 +8,53 @@
  * detection; Get still works (issue 5).
  */
 
-/** Decoded Set Watchdog Timer request (IPMI v2.0 Table 27-2). */
+/**
+ * Decoded Set Watchdog Timer request (IPMI v2.0 Table 27-2). Field names match the HA part's
+ * `IpmiWatchdog` (chassis/ha/watchdog.ts) so that class satisfies this port structurally.
+ */
 export interface WatchdogSettings {
   /** Timer use 1..5: 1 BIOS FRB2, 2 BIOS/POST, 3 OS load, 4 SMS/OS, 5 OEM. */
-  timerUse: number;
+  use: number;
   /** Byte 1 b7: do not log the expiration in the SEL. */
   dontLog: boolean;
-  /** Byte 1 b6: do not stop a running timer on Set (new parameters take effect on the next Reset). */
+  /** Byte 1 b6: do not stop a running timer on Set. */
   dontStop: boolean;
+  /** Byte 2 b6:4: 0 none, 1 SMI, 2 NMI/diagnostic interrupt, 3 messaging interrupt. */
+  pretimeoutInterrupt: number;
   /** Byte 2 b2:0: 0 no action, 1 hard reset, 2 power down, 3 power cycle. */
   timeoutAction: number;
-  /** Byte 2 b6:4: 0 none, 1 SMI, 2 NMI/diagnostic interrupt, 3 messaging interrupt. */
-  preTimeoutInterrupt: number;
   /** Pre-timeout interval, seconds (0..255). */
-  preTimeoutSeconds: number;
+  pretimeoutSec: number;
   /** Byte 4: timer use expiration flags to clear (bit n = timer use n). */
-  expirationFlagsClear: number;
+  clearFlags: number;
   /** Initial countdown, 100 ms units (0..65535). */
-  initialCountdown: number;
+  countdown: number;
 }
 
 /** Watchdog state as Get Watchdog Timer reports it (IPMI v2.0 Table 27-4). */
 export interface WatchdogState {
   /** Timer use 0..5 (0 before the first Set). */
-  timerUse: number;
+  use: number;
   dontLog: boolean;
   /** True while the timer counts down. */
   running: boolean;
+  pretimeoutInterrupt: number;
   timeoutAction: number;
-  preTimeoutInterrupt: number;
-  preTimeoutSeconds: number;
+  pretimeoutSec: number;
   /** Timer use expiration flags (bit n = timer use n expired). */
   expirationFlags: number;
   /** Initial countdown, 100 ms units. */
-  initialCountdown: number;
+  countdown: number;
   /** Present countdown, 100 ms units. */
-  presentCountdown: number;
+  present: number;
 }
 
 /** What the LAN side can do to the watchdog. */
 export interface WatchdogPort {
   /** True while the HA machine owns the timer (Set/Reset from the LAN refused with D5h). */
   readonly ownedByHa: boolean;
-  /** Applies Set Watchdog Timer. May throw IpmiError(cc) for values the model rejects. */
-  set(settings: WatchdogSettings): void;
+  /** Applies Set Watchdog Timer; 'invalid' (→ CC CCh) when the model rejects the values. */
+  set(settings: WatchdogSettings): 'ok' | 'invalid' | void;
   /** Reset Watchdog Timer: restarts the countdown. 'uninitialized' (→ CC 80h) before the first Set. */
   reset(): 'ok' | 'uninitialized';
   /** Current state for Get Watchdog Timer. */

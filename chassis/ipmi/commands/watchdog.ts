@@ -14,21 +14,21 @@ import type { WatchdogPort, WatchdogSettings } from '../watchdog-port.ts';
  */
 export function decodeWatchdogSet(data: Uint8Array): WatchdogSettings {
   expectLength(data, 6);
-  const timerUse = data[0]! & 0x07;
+  const use = data[0]! & 0x07;
   const timeoutAction = data[1]! & 0x07;
-  const preTimeoutInterrupt = (data[1]! >> 4) & 0x07;
-  if (timerUse < 1 || timerUse > 5) throw new IpmiError(CompletionCode.InvalidDataField, `timer use ${timerUse}`);
+  const pretimeoutInterrupt = (data[1]! >> 4) & 0x07;
+  if (use < 1 || use > 5) throw new IpmiError(CompletionCode.InvalidDataField, `timer use ${use}`);
   if (timeoutAction > 3) throw new IpmiError(CompletionCode.InvalidDataField, `timeout action ${timeoutAction}`);
-  if (preTimeoutInterrupt > 3) throw new IpmiError(CompletionCode.InvalidDataField, `pre-timeout interrupt ${preTimeoutInterrupt}`);
+  if (pretimeoutInterrupt > 3) throw new IpmiError(CompletionCode.InvalidDataField, `pre-timeout interrupt ${pretimeoutInterrupt}`);
   return {
-    timerUse,
+    use,
     dontLog: (data[0]! & 0x80) !== 0,
     dontStop: (data[0]! & 0x40) !== 0,
+    pretimeoutInterrupt,
     timeoutAction,
-    preTimeoutInterrupt,
-    preTimeoutSeconds: data[2]!,
-    expirationFlagsClear: data[3]!,
-    initialCountdown: data[4]! | (data[5]! << 8),
+    pretimeoutSec: data[2]!,
+    clearFlags: data[3]!,
+    countdown: data[4]! | (data[5]! << 8),
   };
 }
 
@@ -52,7 +52,7 @@ export function watchdogCommands(port: WatchdogPort): CommandDef[] {
       handler: (req) => {
         const settings = decodeWatchdogSet(req.data);
         if (port.ownedByHa) throw new IpmiError(CompletionCode.NotSupportedInPresentState, 'watchdog owned by the HA machine');
-        port.set(settings);
+        if (port.set(settings) === 'invalid') throw new IpmiError(CompletionCode.InvalidDataField, 'watchdog settings rejected');
       },
     },
     {
@@ -63,14 +63,14 @@ export function watchdogCommands(port: WatchdogPort): CommandDef[] {
         expectLength(req.data, 0);
         const s = port.get();
         const out = new Uint8Array(8);
-        out[0] = (s.dontLog ? 0x80 : 0) | (s.running ? 0x40 : 0) | (s.timerUse & 0x07);
-        out[1] = ((s.preTimeoutInterrupt & 0x07) << 4) | (s.timeoutAction & 0x07);
-        out[2] = s.preTimeoutSeconds & 0xff;
+        out[0] = (s.dontLog ? 0x80 : 0) | (s.running ? 0x40 : 0) | (s.use & 0x07);
+        out[1] = ((s.pretimeoutInterrupt & 0x07) << 4) | (s.timeoutAction & 0x07);
+        out[2] = s.pretimeoutSec & 0xff;
         out[3] = s.expirationFlags & 0x3e;
-        out[4] = s.initialCountdown & 0xff;
-        out[5] = (s.initialCountdown >> 8) & 0xff;
-        out[6] = s.presentCountdown & 0xff;
-        out[7] = (s.presentCountdown >> 8) & 0xff;
+        out[4] = s.countdown & 0xff;
+        out[5] = (s.countdown >> 8) & 0xff;
+        out[6] = s.present & 0xff;
+        out[7] = (s.present >> 8) & 0xff;
         return out;
       },
     },

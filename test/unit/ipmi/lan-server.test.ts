@@ -15,6 +15,13 @@ import type { Wire } from './support/client.ts';
 import { readIpmiCapture, toHex } from './support/pcap.ts';
 import { makeTestServer, testControllers, FakeWatchdog, seededBytes } from './support/test-server.ts';
 import { nullLogger } from '../../../board/common/logger.ts';
+import { SimClock } from '../../../board/common/sim-clock.ts';
+import { IpmiWatchdog } from '../../../chassis/ha/watchdog.ts';
+import { registerAppCommands } from '../../../chassis/ipmi/commands/app.ts';
+import { registerWatchdogCommands } from '../../../chassis/ipmi/commands/watchdog.ts';
+import { Controller } from '../../../chassis/ipmi/controller.ts';
+import type { WatchdogPort } from '../../../chassis/ipmi/watchdog-port.ts';
+import { controllerInfo } from './support/test-server.ts';
 
 function setup(overrides = {}) {
   const t = makeTestServer(overrides);
@@ -179,6 +186,25 @@ describe('App device commands', () => {
     expect(c.request(0x06, 0x22)!.cc).toBe(0xd5);
     expect(c.request(0x06, 0x25)!.cc).toBe(0);
     expect(watchdog.calls).toEqual(['reset', 'set', 'reset']);
+  });
+});
+
+describe('the HA part\'s IpmiWatchdog as the WatchdogPort', () => {
+  it('Set, Reset and Get over the LAN drive the real watchdog model on the simulated clock', () => {
+    const clock = new SimClock(0);
+    const port: WatchdogPort = Object.assign(new IpmiWatchdog(clock), { ownedByHa: false });
+    const shmc = new Controller(0x20, controllerInfo(1, 0x20));
+    registerAppCommands(shmc.commands);
+    registerWatchdogCommands(shmc.commands, port);
+    const server = new LanServer({ users: makeTestServer().users, controllers: [shmc], log: nullLogger, randomBytes: seededBytes(5) });
+    const c = new RmcpPlusClient({ server, peer: { address: '127.0.0.1', port: 1 }, now: () => clock.now() }, 'admin', 'adminpass', 17);
+    expect(c.login().ok).toBe(true);
+    expect(c.request(0x06, 0x22)!.cc).toBe(0x80); // uninitialized
+    expect(c.request(0x06, 0x24, [0x04, 0x00, 0x00, 0x00, 0x64, 0x00])!.cc).toBe(0); // SMS/OS, no action, 10 s
+    expect(c.request(0x06, 0x22)!.cc).toBe(0);
+    clock.advance(2500);
+    const g = c.request(0x06, 0x25)!.data;
+    expect([g[0], g[4]! | (g[5]! << 8), g[6]! | (g[7]! << 8)]).toEqual([0x44, 100, 75]);
   });
 });
 

@@ -64,7 +64,7 @@ export class FakeWatchdog implements WatchdogPort {
   set(s: WatchdogSettings): void {
     this.calls.push('set');
     this.settings = s;
-    this.flags &= ~s.expirationFlagsClear;
+    this.flags &= ~s.clearFlags;
     if (!s.dontStop) this.startedAt = undefined;
   }
 
@@ -78,18 +78,18 @@ export class FakeWatchdog implements WatchdogPort {
   get(): WatchdogState {
     const s = this.settings;
     const running = this.startedAt !== undefined;
-    const initial = s?.initialCountdown ?? 0;
+    const initial = s?.countdown ?? 0;
     const elapsed = running ? Math.floor((this.now() - this.startedAt!) / 100) : 0;
     return {
-      timerUse: s?.timerUse ?? 0,
+      use: s?.use ?? 0,
       dontLog: s?.dontLog ?? false,
       running,
+      pretimeoutInterrupt: s?.pretimeoutInterrupt ?? 0,
       timeoutAction: s?.timeoutAction ?? 0,
-      preTimeoutInterrupt: s?.preTimeoutInterrupt ?? 0,
-      preTimeoutSeconds: s?.preTimeoutSeconds ?? 0,
+      pretimeoutSec: s?.pretimeoutSec ?? 0,
       expirationFlags: this.flags,
-      initialCountdown: initial,
-      presentCountdown: Math.max(0, initial - elapsed),
+      countdown: initial,
+      present: Math.max(0, initial - elapsed),
     };
   }
 }
