@@ -374,7 +374,10 @@ export class SyncSender {
    * complete base; −Infinity when the standby has no base yet.
    */
   ackedWatermark(): number {
-    return this.peerHasBase ? this.ackedCutoff : -Infinity;
+    if (!this.peerHasBase) return -Infinity;
+    // Everything sent is acknowledged and nothing eligible waits in the batch: covered up to the cutoff.
+    if (this.inflight.size === 0 && this.pending.records.length === 0 && this.acked === this.seq) return Math.max(this.ackedCutoff, this.cutoff);
+    return this.ackedCutoff;
   }
 
   /**
@@ -622,7 +625,8 @@ export class SyncSender {
     if (restart) this.stats.bulks++;
     else this.stats.fullResyncs++;
     this.resync = { gen: this.gen, restart, queue, i: 0, cutoff: this.cutoff };
-    this.lastPump = now - this.pollMs();
+    this.lastPump = now;
+    this.credit = this.maxPayload;
     const d = this.next('resync-begin');
     d.gen = this.gen;
     if (restart) d.restart = true;
@@ -631,15 +635,16 @@ export class SyncSender {
   }
 
   private lastPump = 0;
+  private credit = 0;
 
   /** Sends the next slice of the running generation, paced at syncBulkBytesPerSec. */
   private pumpResync(now: number): void {
     const rs = this.resync;
     if (!rs) return;
-    const budget = Math.max(this.maxPayload, (this.o.timing.syncBulkBytesPerSec * Math.max(this.pollMs(), now - this.lastPump)) / 1000);
+    // Token bucket: credit accrues at syncBulkBytesPerSec; a datagram leaves while credit remains.
+    this.credit = Math.min(4 * this.maxPayload, this.credit + (this.o.timing.syncBulkBytesPerSec * Math.max(0, now - this.lastPump)) / 1000);
     this.lastPump = now;
-    let spent = 0;
-    while (rs.i < rs.queue.length && spent < budget) {
+    while (rs.i < rs.queue.length && this.credit > 0) {
       const recs: SyncRecord[] = [];
       let bytes = SYNC_HEADER_BYTES;
       while (rs.i < rs.queue.length) {
@@ -656,7 +661,7 @@ export class SyncSender {
         this.stats.bulkRecords++;
         this.stats.bulkSessions += r.sessions;
       }
-      spent += bytes;
+      this.credit -= bytes;
       this.transmit(d, -Infinity, false, false);
     }
     if (rs.i >= rs.queue.length) {
@@ -848,6 +853,8 @@ export class SyncReceiver {
         break;
       case 'resync-begin':
         this.gen = { gen: d.gen ?? 0, touched: new Set(), restart: d.restart === true };
+        // A restart point may have skipped data: no complete base until this generation ends.
+        if (d.restart) this.hasBase = false;
         break;
       case 'resync-end': {
         const g = this.gen;

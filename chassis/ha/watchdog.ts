@@ -14,6 +14,8 @@
  * - Get before any Set returns all-zero fields (as ipmi_sim answers it, ../shared/ipmi
  *   golden 05_mc_watchdog_get); the present countdown of a stopped timer is 0;
  * - the present countdown is the time left rounded up to whole 100 ms units;
+ * - a Reset that arrives at or after the deadline (its timer callback had not run yet) is too
+ *   late: the timer expires first, as hardware would have;
  * - on expiry: the timer stops, bit `use` of the expiration flags is set (kept until a Set clears
  *   it), the pre-timeout (if any) has fired at countdown − interval, the action runs through the
  *   `onExpire` listeners, and the event says whether it is logged (don't-log bit clear).
@@ -156,6 +158,12 @@ export class IpmiWatchdog {
    */
   reset(): 'ok' | 'uninitialized' {
     if (!this.initialized) return 'uninitialized';
+    if (this.running && this.clock.now() >= this.deadline) {
+      // Too late: a hardware timer does not wait for a late event loop. It expires now, and the
+      // action (a reset) makes this kick moot.
+      this.fireExpire();
+      return 'ok';
+    }
     this.cancelTimers();
     this.start();
     return 'ok';
