@@ -19,6 +19,10 @@
  *  - RS down: no new sessions; a packet of an existing TCP session to it is dropped (`rs_down`)
  *    and the session ended (IPVS expire_nodest_conn); a UDP/other session is rescheduled
  *    (dataplane.md P7).
+ *  - An ICMP/ICMPv6 error quoting a packet of a known session goes to that session's RS.
+ *  - `parse_error`: no usable IP header in a malformed packet, or a TCP/UDP/SCTP packet whose
+ *    ports could not be read; other malformations deeper in the packet are forwarded as
+ *    captured. `not_ip`: a frame without an IP header (ARP, LLDP…).
  * Time comes in as `now` (ms); `handle` runs `tick(now)` itself when a deadline has passed, so a
  * replay needs no timer. The hot path allocates nothing: the verdict objects are reused.
  */
@@ -301,10 +305,19 @@ export class ProcessorBoard {
     if (now > this.now) this.now = now;
     this.packets++;
     this.bytes += pkt.origLen;
-    if (pkt.malformed) return this.drop(D_PARSE);
     const t = pkt.outer;
-    if (t.family === 0) return this.drop(D_NOT_IP);
+    if (t.family === 0) return this.drop(pkt.malformed ? D_PARSE : D_NOT_IP);
+    // A malformation the balancer can live with (deeper in the packet) is forwarded as captured;
+    // one that hides the ports of a TCP/UDP/SCTP packet leaves nothing to key on.
+    if (pkt.malformed && !t.hasPorts && !t.fragment && (t.proto === 6 || t.proto === 17 || t.proto === 132)) return this.drop(D_PARSE);
     const table = this.table;
+    if (pkt.icmpError && pkt.quoted.family !== 0) {
+      // An ICMP error about a session (e.g. "fragmentation needed") goes to that session's RS,
+      // as IPVS relays ICMP for its connections; the session's state is left alone.
+      table.loadKey(pkt.quoted);
+      const q = table.find();
+      if (q >= 0) return this.forward(pkt, t, q, table.rsOf(q), table.serviceOf(q), 0, false, table.hashOf(q), now);
+    }
     const hash = table.loadKey(t);
     const isTcp = t.proto === 6 && t.hashPorts;
     const flags = isTcp ? t.tcpFlags : -1;

@@ -2,8 +2,9 @@
  * Virtual services and the rule table: VIP:port:protocol → RS pool, scheduler, persistence
  * timeout and encapsulation (TGW's rule table keyed by VIP + VPORT; IPVS virtual services).
  *
- * A VIP may be a prefix ('10.0.0.0/8', '0.0.0.0/0', '::/0'): a wildcard VIP. Port 0 means any
- * port and protocol 'any' any protocol. The rule table is a ternary table (tcam/ternary-table.ts)
+ * A VIP may be a prefix ('10.0.0.0/8', '0.0.0.0/0', '::/0'): a wildcard VIP; '*' matches any
+ * destination of either family (the default shelf's catch-all). Port 0 means any port and
+ * protocol 'any' any protocol. The rule table is a ternary table (tcam/ternary-table.ts)
  * over (family, protocol, destination address, destination port) whose priority encodes
  * specificity, so a lookup returns the most specific service first: the longest VIP prefix,
  * then a specific port over any port, then a specific protocol over any; services equal in all
@@ -36,7 +37,8 @@ export class VirtualService {
   readonly name: string;
   /** VIP as configured ('10.0.0.1', '0.0.0.0/0'). */
   readonly vip: string;
-  readonly family: 4 | 6;
+  /** 4 or 6; 0 for the VIP '*' (any destination of either family). */
+  readonly family: 0 | 4 | 6;
   readonly prefix: Uint8Array;
   readonly prefixLength: number;
   readonly port: number;
@@ -54,11 +56,15 @@ export class VirtualService {
   /** @throws TypeError on a bad VIP, port, persistence timeout or threshold (message names the service) */
   constructor(index: number, cfg: VirtualServiceConfig, scheduler: Scheduler, members: RealServer[]) {
     const where = `virtual service '${cfg.name}'`;
-    let p;
-    try {
-      p = parsePrefix(cfg.vip);
-    } catch (err) {
-      throw new TypeError(`${where}: ${(err as Error).message}`);
+    let p: { family: 0 | 4 | 6; bytes: Uint8Array; length: number };
+    if (cfg.vip.trim() === '*') {
+      p = { family: 0, bytes: new Uint8Array(16), length: 0 };
+    } else {
+      try {
+        p = parsePrefix(cfg.vip);
+      } catch (err) {
+        throw new TypeError(`${where}: ${(err as Error).message}`);
+      }
     }
     if (!Number.isInteger(cfg.port) || cfg.port < 0 || cfg.port > 65535) throw new TypeError(`${where}: port must be 0..65535`);
     if (!(cfg.persistenceMs >= 0)) throw new TypeError(`${where}: persistenceMs must be ≥ 0`);
@@ -101,7 +107,7 @@ export class RuleTable {
     this.table = new TernaryTable(RULE_WORDS, Math.max(1, services.length));
     for (const s of services) {
       const value = [(s.family << 8) | (s.proto < 0 ? 0 : s.proto), 0, 0, 0, 0, s.port];
-      const mask = [0xff00 | (s.proto < 0 ? 0 : 0xff), 0, 0, 0, 0, s.port === 0 ? 0 : 0xffff];
+      const mask = [(s.family ? 0xff00 : 0) | (s.proto < 0 ? 0 : 0xff), 0, 0, 0, 0, s.port === 0 ? 0 : 0xffff];
       for (let w = 0; w < 4; w++) {
         const bits = Math.max(0, Math.min(32, s.prefixLength - 32 * w));
         mask[1 + w] = bits === 0 ? 0 : bits === 32 ? 0xffffffff : (0xffffffff << (32 - bits)) >>> 0;

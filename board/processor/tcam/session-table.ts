@@ -35,7 +35,9 @@
  * Time: callers pass `now` in ms (any origin: simulated, performance.now or capture time). The
  * table keeps u32 ms relative to the first `now` it sees (plus a 2^31 bias so imported sessions
  * older than the table still fit), never goes backwards (a `now` older than the newest seen is
- * taken as the newest), and rebases itself before the u32 range runs out.
+ * taken as the newest), and rebases itself before the u32 range runs out. While a session stays
+ * in one state its last-seen (and LRU place) is refreshed at most once per min(1 s, timeout/64),
+ * so idle expiry is exact to that granularity.
  */
 import type { FlowTuple } from '../../packet/flow-tuple.ts';
 import type { TimeoutConfig } from '../processor-config.ts';
@@ -70,10 +72,12 @@ const K_REF = 1 << 27;
 const KEY_META = 0xff | K_V6 | K_NOPORTS;
 
 const BIAS = 2 ** 31;
-const REBASE_AT = 0xf000_0000;
-const REBASE_BY = 2 ** 30;
+const REBASE_AT = 0xc000_0000;
 const V6_CHUNK_BITS = 12;
 const V6_CHUNK = 1 << V6_CHUNK_BITS;
+/** Last-seen is refreshed at most once per min(1 s, timeout/64) of a state: an entry may expire
+ * up to that much early, in exchange for no list move on most hits. */
+export const LAST_SEEN_GRANULARITY_MS = 1000;
 /** Largest supported capacity (the index word needs a few tag bits). */
 export const MAX_SESSION_CAPACITY = 1 << 26;
 
@@ -158,6 +162,7 @@ export class SessionTable {
   private readonly tails = new Int32Array(STATE_COUNT).fill(-1);
   private readonly counts = new Int32Array(STATE_COUNT);
   private readonly timeoutByState = new Float64Array(STATE_COUNT);
+  private readonly granByState = new Float64Array(STATE_COUNT);
   private freeHead = -1;
   private top = 0;
 
@@ -229,6 +234,7 @@ export class SessionTable {
     s[SessionState.UDP] = t.udp;
     s[SessionState.OTHER_NEW] = t.other;
     s[SessionState.OTHER] = t.other;
+    for (let i = 0; i < STATE_COUNT; i++) this.granByState[i] = Math.min(LAST_SEEN_GRANULARITY_MS, Math.floor(s[i]! / 64));
   }
 
   /** Idle timeout of a state, ms. */
@@ -350,10 +356,10 @@ export class SessionTable {
       this.fullRefusals++;
       return -1;
     }
-    return this.place(t, t, service, rs, state, entryFlags, this.kPktIsA);
+    return this.place(t, t, service, rs, state, entryFlags, this.kPktIsA, false);
   }
 
-  private place(created: number, seen: number, service: number, rs: number, state: number, entryFlags: number, clientIsA: boolean): number {
+  private place(created: number, seen: number, service: number, rs: number, state: number, entryFlags: number, clientIsA: boolean, clampSeen: boolean): number {
     let e: number;
     if (this.freeHead >= 0) {
       e = this.freeHead;
@@ -378,7 +384,8 @@ export class SessionTable {
     d[o + O_RS] = ((rs & 0xffff) | (service << 16)) >>> 0;
     d[o + O_HASH] = this.kHash;
     d[o + O_CREATED] = created;
-    const tailSeen = this.tails[state]! >= 0 ? d[this.tails[state]! * W + O_SEEN]! : 0;
+    // lists stay sorted by last-seen: an imported entry is no older than the newest in its list
+    const tailSeen = clampSeen && this.tails[state]! >= 0 ? d[this.tails[state]! * W + O_SEEN]! : 0;
     d[o + O_SEEN] = seen > tailSeen ? seen : tailSeen;
     d[o + O_HITS] = 0;
     this.di[o + O_HOT] = -1;
@@ -481,7 +488,8 @@ export class SessionTable {
   /**
    * Applies a packet that hit entry `e`: moves the TCP state from the flags (UDP/other: the
    * first reply confirms the session), refreshes last-seen and the entry's place in its LRU
-   * list, counts the hit and promotes the entry to the hot tier after `promoteAfterHits` hits.
+   * list (at most once per LAST_SEEN_GRANULARITY_MS or timeout/64 while the state stays),
+   * counts the hit and promotes the entry to the hot tier after `promoteAfterHits` hits.
    * @param tcpFlags the segment's TCP flags, or −1 (not TCP / not captured)
    * @param fromClient isFromClient(e)
    * @returns the new state
@@ -498,10 +506,18 @@ export class SessionTable {
       : datagramNext(state, ef, fromClient);
     const ns = r & 0xff;
     const nf = (r >>> 8) & 0xff;
-    d[o + O_SEEN] = t;
-    if (ns !== state || this.tails[state] !== e) {
+    if (ns !== state) {
       this.unlink(e, state);
+      d[o + O_SEEN] = t;
       this.linkTail(e, ns);
+    } else if (t - d[o + O_SEEN]! >= this.granByState[state]!) {
+      // Refresh last-seen (and the LRU place) at most once per granularity: a busy flow does
+      // not pay two neighbour cache misses per packet for a list move.
+      d[o + O_SEEN] = t;
+      if (this.tails[state] !== e) {
+        this.unlink(e, state);
+        this.linkTail(e, state);
+      }
     }
     d[o + O_META] = ((meta & 0xff0000ff) | (nf << 8) | (ns << 16)) >>> 0;
     if (ns !== state) {
@@ -616,22 +632,26 @@ export class SessionTable {
     }
     const r = Math.floor(now - this.base) + BIAS;
     if (!(r > this.tnow)) return this.tnow;
-    if (r >= REBASE_AT) return this.rebase(now);
+    if (r >= REBASE_AT) return this.rebase(r);
     this.tnow = r;
     return r;
   }
 
-  private rebase(now: number): number {
-    this.base += REBASE_BY;
+  /** Moves the time origin forward so table time `r` becomes BIAS again: entries keep their
+   * distance to the present, clamped at 0 (already long expired). O(entries), once per ~12 days
+   * of table time or per big forward jump of a capture's clock. */
+  private rebase(r: number): number {
+    const shift = r - BIAS;
+    this.base += shift;
     const d = this.d;
     for (let e = 0; e < this.top; e++) {
       const o = e * W;
       if (((d[o + O_META]! >>> 16) & 0xff) === 0) continue;
-      d[o + O_CREATED] = Math.max(0, d[o + O_CREATED]! - REBASE_BY);
-      d[o + O_SEEN] = Math.max(0, d[o + O_SEEN]! - REBASE_BY);
+      d[o + O_CREATED] = Math.max(0, d[o + O_CREATED]! - shift);
+      d[o + O_SEEN] = Math.max(0, d[o + O_SEEN]! - shift);
     }
-    this.tnow = Math.max(0, this.tnow - REBASE_BY);
-    return this.time(now);
+    this.tnow = BIAS;
+    return BIAS;
   }
 
   /** Caller ms for a table time. */
@@ -848,7 +868,7 @@ export class SessionTable {
       return -1;
     }
     this.loadRecordKey(rec);
-    return this.place(this.relative(rec.createdMs), this.relative(rec.lastSeenMs), rec.service, rec.rs, rec.state, rec.flags, this.kPktIsA);
+    return this.place(this.relative(rec.createdMs), this.relative(rec.lastSeenMs), rec.service, rec.rs, rec.state, rec.flags, this.kPktIsA, true);
   }
 
   /** Removes the session a record names. @returns true when it existed. */

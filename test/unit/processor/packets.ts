@@ -173,8 +173,8 @@ export function pcapFile(records: Array<{ bytes: Uint8Array; tsMs: number; origL
   for (const r of records) {
     const h = Buffer.alloc(16);
     const sec = Math.floor(r.tsMs / 1000);
-    h.writeUInt32LE(sec, 0);
-    h.writeUInt32LE(Math.round((r.tsMs - sec * 1000) * 1000), 4);
+    h.writeUInt32LE(((sec % 2 ** 32) + 2 ** 32) % 2 ** 32, 0); // pcap seconds are 32-bit
+    h.writeUInt32LE(Math.min(999_999, Math.max(0, Math.floor((r.tsMs - sec * 1000) * 1000))), 4);
     h.writeUInt32LE(r.bytes.length, 8);
     h.writeUInt32LE(r.origLen, 12);
     parts.push(h, Buffer.from(r.bytes));

@@ -192,18 +192,48 @@ describe('rules, ACL, drops', () => {
     expect(b.handle(tcp('203.0.113.6', 5, VIP, 80, SYN), 3).kind).toBe('forward');
   });
 
+  it("'*' matches any destination of either family, after more specific services", () => {
+    const b = new ProcessorBoard(config([
+      service({ name: 'all', vip: '*', port: 0, protocol: 'any', pool: servers(1, 'a') }),
+      service({ name: 'web', pool: servers(1, 'w') }),
+    ]), { slot: 3, startMs: 0 });
+    const svc = (v: Verdict) => (v.kind === 'forward' ? v.service.name : v.reason);
+    expect(svc(b.handle(tcp('10.0.0.1', 1, VIP, 80, SYN), 0))).toBe('web');
+    expect(svc(b.handle(tcp('10.0.0.1', 1, '198.51.100.1', 80, SYN), 0))).toBe('all');
+    expect(svc(b.handle(udp('2001:db8::1', 1, '2001:db8::2', 53), 0))).toBe('all');
+  });
+
+  it('relays an ICMP error quoting a session to that session\'s RS', () => {
+    const b = new ProcessorBoard(config([service({ pool: servers(4), scheduler: 'rr' }), service({ name: 'icmp', vip: '0.0.0.0/0', port: 0, protocol: 'any', pool: servers(1, 'other') })]), { slot: 3, startMs: 0 });
+    handshake(b, '10.0.0.1', 1000, 0);
+    const x = handshake(b, '10.0.0.2', 2000, 0);
+    const err = packet({ src: '203.0.113.1', dst: VIP, proto: 1, payload: 36 });
+    err.icmpError = true;
+    const q = err.quoted;
+    q.copyFrom(tcp(VIP, 80, '10.0.0.2', 2000, ACK).outer);
+    const v = b.handle(err, 1);
+    expect(rsOf(v)).toBe(x);
+    expect(v.kind === 'forward' && v.newSession).toBe(false);
+    q.copyFrom(tcp(VIP, 80, '10.0.0.9', 9, ACK).outer); // no such session: an ordinary packet
+    expect(rsOf(b.handle(err, 2))).toBe('other0');
+  });
+
   it('counts parse errors and non-IP frames, with every drop key present', () => {
     const b = new ProcessorBoard(config([service()]), { slot: 3, startMs: 0 });
     const bad = tcp('10.0.0.1', 1, VIP, 80, SYN);
     bad.malformed = true;
+    bad.outer.hasPorts = false; // the malformation hid the ports
     expect(b.handle(bad, 0).kind).toBe('drop');
+    const deep = tcp('10.0.0.1', 1, VIP, 80, SYN);
+    deep.malformed = true; // e.g. a bad TCP option: the 5-tuple is fine, forwarded as captured
+    expect(b.handle(deep, 0).kind).toBe('forward');
     const arp = tcp('10.0.0.1', 1, VIP, 80, SYN);
     arp.outer.reset();
     expect(b.handle(arp, 0).kind).toBe('drop');
     const d = b.drops();
     expect(Object.keys(d)).toEqual([...DROP_REASONS]);
     expect([d.parse_error, d.not_ip]).toEqual([1, 1]);
-    expect(b.packets).toBe(2);
+    expect(b.packets).toBe(3);
   });
 });
 
@@ -225,7 +255,7 @@ describe('health, RS down and alarms', () => {
     expect(events.map((e) => `${e.type}@${e.atMs}`)).toEqual([
       'rs.down@21000', 'pool.alarm.raised@21000', 'rs.up@45000', 'pool.alarm.cleared@45000',
     ]);
-    const raised = events[1] as Extract<ProcessorEvent, { type: 'pool.alarm.raised' }>;
+    const raised = events[1] as Extract<ProcessorEvent, { type: 'pool.alarm.raised' | 'pool.alarm.cleared' }>;
     expect(raised.liveShare).toBe(0.5);
   });
 

@@ -174,7 +174,13 @@ describe('SessionTable aging and TCP states', () => {
     const eb = t.insert(100, 0, 0, S.UDP_NEW);
     t.loadKey(a.outer);
     t.applyPacket(ea, -1, true, 900);
-    expect(t.sweep(1050)).toBe(1100); // b (seen 100) is next, a was refreshed at 900
+    // within the last-seen granularity (timeout/64 = 15 ms here) a hit does not move the entry
+    t.applyPacket(ea, -1, true, 914);
+    expect(t.lastSeenOf(ea)).toBe(900);
+    t.applyPacket(ea, -1, true, 915);
+    expect(t.lastSeenOf(ea)).toBe(915);
+    expect(t.hitsOf(ea)).toBe(3);
+    expect(t.sweep(1050)).toBe(1100); // b (seen 100) is next, a was refreshed at 915
     expect(t.stateOf(ea)).toBe(S.UDP_NEW);
     t.sweep(1100);
     expect(t.stateOf(eb)).toBe(S.FREE);
@@ -187,6 +193,24 @@ describe('SessionTable aging and TCP states', () => {
     const e = t.insert(0, 0, 0, S.UDP_NEW);
     t.loadKey(udp('10.0.0.2', 2, '10.0.0.1', 1).outer);
     expect(t.applyPacket(e, -1, t.isFromClient(e), 1)).toBe(S.UDP);
+  });
+
+  it('survives clock jumps of months (captures from different years) and ignores time going back', () => {
+    const t = new SessionTable({ capacity: 8 });
+    t.loadKey(udp('10.0.0.1', 1, '10.0.0.2', 2).outer);
+    const a = t.insert(1_000, 0, 0, S.UDP);
+    const day = 86_400_000;
+    t.loadKey(udp('10.0.0.3', 1, '10.0.0.2', 2).outer);
+    const b = t.insert(400 * day, 0, 0, S.UDP); // 400 days later: the table rebases
+    expect(t.createdOf(b)).toBe(400 * day);
+    expect(t.stateOf(a)).toBe(S.UDP);
+    t.sweep(400 * day);
+    expect(t.stateOf(a)).toBe(S.FREE); // long expired
+    expect(t.stateOf(b)).toBe(S.UDP);
+    t.loadKey(udp('10.0.0.3', 1, '10.0.0.2', 2).outer);
+    t.applyPacket(b, -1, true, 5); // a packet stamped in the past counts as "now"
+    expect(t.lastSeenOf(b)).toBe(400 * day);
+    expect(t.sweep(400 * day + DEFAULT_TIMEOUTS.udp)).toBe(Infinity);
   });
 
   it('sweeps with bounded work per call', () => {
