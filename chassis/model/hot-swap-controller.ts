@@ -22,6 +22,8 @@ export interface HotSwapHost {
   grantActivation(fru: string): boolean;
   /** M5: does the shelf manager approve the deactivation request by itself? */
   approveDeactivation(fru: string): boolean;
+  /** A timed step could not be committed (`transitioned` threw); it is retried one step later. */
+  stepFailed(fru: string, err: unknown): void;
 }
 
 export class HotSwapController {
@@ -50,8 +52,10 @@ export class HotSwapController {
   }
 
   /**
-   * Applies one event. On a transition the host is told, then the follow-up step for the new
-   * state is scheduled. @returns the machine's step result (illegal steps change nothing).
+   * Applies one event. On a transition the host is told (it persists it), then the follow-up step
+   * for the new state is scheduled. If the host cannot commit, the context is restored and the
+   * error is rethrown, so a command never acknowledges a change that was not stored.
+   * @returns the machine's step result (illegal steps change nothing)
    */
   dispatch(ev: HotSwapEvent): HotSwapStep {
     const r = step(this.ctx, ev);
@@ -60,10 +64,21 @@ export class HotSwapController {
     this.ctx = r.context;
     if (r.kind === 'transition') {
       this.cancel();
-      this.host.transitioned(this.fru, r);
+      try {
+        this.host.transitioned(this.fru, r);
+      } catch (e) {
+        this.ctx = before;
+        this.schedule();
+        throw e;
+      }
       this.schedule();
     } else if (!sameContext(before, r.context)) {
-      this.host.contextChanged(this.fru, r.context);
+      try {
+        this.host.contextChanged(this.fru, r.context);
+      } catch (e) {
+        this.ctx = before;
+        throw e;
+      }
     }
     return r;
   }
@@ -71,17 +86,30 @@ export class HotSwapController {
   /** Applies a new activation policy; a cleared lock with a pending handle close requests activation. */
   setPolicy(p: { activationLocked?: boolean; deactivationLocked?: boolean }): HotSwapStep | undefined {
     const r = setPolicy(this.ctx, p);
-    const changed = !sameContext(this.ctx, r.context);
+    const before = this.ctx;
     this.ctx = r.context;
-    if (changed) this.host.contextChanged(this.fru, this.ctx);
+    if (!sameContext(before, r.context)) {
+      try {
+        this.host.contextChanged(this.fru, this.ctx);
+      } catch (e) {
+        this.ctx = before;
+        throw e;
+      }
+    }
     if (r.requestActivation) return this.dispatch('fru.activate.request');
     return undefined;
   }
 
   /** Replaces parts of the context that are not the state (used when restoring). */
   patch(p: Partial<Pick<HotSwapContext, 'handleClosed' | 'activationPending'>>): void {
+    const before = this.ctx;
     this.ctx = { ...this.ctx, ...p };
-    this.host.contextChanged(this.fru, this.ctx);
+    try {
+      this.host.contextChanged(this.fru, this.ctx);
+    } catch (e) {
+      this.ctx = before;
+      throw e;
+    }
   }
 
   /** Schedules the follow-up of the current state (after a restore from the database). */
@@ -129,7 +157,11 @@ export class HotSwapController {
       this.timer = undefined;
       if (this.stopped || this.ctx.state !== state) return;
       if (decide && !decide()) return; // waits until poke()
-      this.dispatch(event);
+      try {
+        this.dispatch(event);
+      } catch (e) {
+        this.host.stepFailed(this.fru, e); // dispatch rescheduled the step: retried one step later
+      }
     }, this.stepMs);
   }
 }

@@ -592,6 +592,9 @@ export class Shelf {
       if (rt.cfg.kind === 'shmc') return true;
       return this.config.hotSwap.autoDeactivate && this.activeShmc() !== undefined;
     },
+    stepFailed: (fru, err) => {
+      this.log.error({ category: 'store', fru, err: String(err) }, 'hot-swap step not persisted; retrying one step later');
+    },
   };
 
   private safePersist(fn: () => void): void {
@@ -603,22 +606,29 @@ export class Shelf {
     }
   }
 
+  /** Persists and announces a transition; throws (after undoing its own changes) when the store
+   * cannot commit, so the controller rolls the state back. */
   private onTransition(rt: FruRuntime, s: Extract<HotSwapStep, { kind: 'transition' }>): void {
     const at = this.now();
+    const saved = { powerLevel: rt.powerLevel, ports: new Map(rt.portOverrides), leds: new Map(rt.ledOverrides), lastBlue: rt.lastBlue };
     if (s.to === 1 || s.to === 0) {
       rt.powerLevel = 0;
       rt.portOverrides.clear();
     }
     if (s.to === 0) rt.ledOverrides.clear();
-    if (s.to === 0 || s.to === 7) this.cancelReset(rt);
-    const lastBlue = localLedFunction(0, this.ledInputs(rt, s.from));
-    if (s.to === 7) rt.lastBlue = lastBlue;
+    if (s.to === 7) rt.lastBlue = localLedFunction(0, this.ledInputs(rt, s.from));
     const events: ChassisEvent[] = [{ type: 'hotswap', at, fru: rt.cfg.name, ...(rt.cfg.slot !== undefined ? { slot: rt.cfg.slot } : {}), from: s.from, to: s.to, cause: s.cause }];
     try {
       this.commit([rt], [this.hotSwapSel(rt, s.from, s.to, s.cause)], events);
     } catch (e) {
+      rt.powerLevel = saved.powerLevel;
+      rt.portOverrides = saved.ports;
+      rt.ledOverrides = saved.leds;
+      rt.lastBlue = saved.lastBlue;
       this.log.error({ category: 'store', fru: rt.cfg.name, err: String(e) }, 'hot-swap transition not persisted');
+      throw e;
     }
+    if (s.to === 0 || s.to === 7) this.cancelReset(rt);
     if (s.from === 0 || s.to === 0) this.rebuildSdr();
     this.updateService(rt);
     this.pokeAll();
