@@ -34,7 +34,7 @@ import type { ResolvedHaConfig } from './ha-config.ts';
 import type { CompatVersion, Heartbeat, WireRole } from './heartbeat.ts';
 import { HeartbeatMonitor } from './heartbeat.ts';
 import { alarmsOf, pairMemberMachine, roleOf } from './pair-machine.ts';
-import type { ActivationKind, PairAlarm, PairMemberSnapshot } from './pair-machine.ts';
+import type { ActivationKind, PairAlarm, PairMemberEvent, PairMemberSnapshot } from './pair-machine.ts';
 import { SyncReceiver, SyncSender } from './session-sync.ts';
 import type { SessionSink, SessionSource, SyncDatagram, SyncSenderStats, SyncTiming } from './session-sync.ts';
 import type { IpmiWatchdog, WatchdogEvent } from './watchdog.ts';
@@ -204,7 +204,7 @@ export class NodeController {
     this.o.backplane.setPower(this.node, 'on');
     this.o.observer?.hardware?.({ at: this.o.hardware.now(), node: this.node, what: 'power-on', cause });
     for (const m of this.members.values()) {
-      if (!m.actor || m.outdated) this.createActor(m);
+      if (!running(m) || m.outdated) this.createActor(m);
       else m.actor.send({ type: 'hw.powerOn' });
     }
   }
@@ -218,7 +218,7 @@ export class NodeController {
     const was = this.powered;
     this.powered = false;
     if (was) this.o.observer?.hardware?.({ at: this.o.hardware.now(), node: this.node, what: 'power-off', cause });
-    for (const m of this.members.values()) m.actor?.send({ type: 'hw.powerOff' });
+    for (const m of this.members.values()) if (running(m)) m.actor.send({ type: 'hw.powerOff' });
   }
 
   /**
@@ -232,12 +232,15 @@ export class NodeController {
     this.o.backplane.setPower(this.node, 'reset');
     this.softwareDown();
     this.o.observer?.hardware?.({ at: this.o.hardware.now(), node: this.node, what: 'reset', cause });
-    for (const m of this.members.values()) m.actor.send({ type: 'hw.reset' });
+    for (const m of this.members.values()) if (running(m)) m.actor.send({ type: 'hw.reset' });
     this.resetTimer = this.o.hardware.setTimeout(() => {
       this.resetTimer = undefined;
       if (!this.powered) return;
       this.o.backplane.setPower(this.node, 'on');
-      for (const m of this.members.values()) m.actor.send({ type: 'hw.powerOn' });
+      for (const m of this.members.values()) {
+        if (running(m)) m.actor.send({ type: 'hw.powerOn' });
+        else this.createActor(m);
+      }
     }, this.o.cfg.resetMs);
   }
 
@@ -277,7 +280,7 @@ export class NodeController {
   /** The node's uplink went down or came back (S21). */
   setUplink(up: boolean): void {
     this.uplinkUp = up;
-    for (const m of this.members.values()) m.actor?.send({ type: up ? 'uplink.up' : 'uplink.down' });
+    for (const m of this.members.values()) if (running(m)) m.actor.send({ type: up ? 'uplink.up' : 'uplink.down' });
   }
 
   /** Wall-clock mode: a global stall was compensated; restart the silence timers. */
@@ -285,7 +288,7 @@ export class NodeController {
     const now = this.o.control.now();
     for (const m of this.members.values()) {
       m.monitor.rebase(now);
-      m.actor?.send({ type: 'clock.rebased' });
+      if (running(m)) m.actor.send({ type: 'clock.rebased' });
     }
   }
 
@@ -414,7 +417,6 @@ export class NodeController {
         },
       },
     });
-    m.role = 'booting';
     m.actor.subscribe((s) => this.onSnapshot(m, s));
     m.actor.start();
     this.emitRole(m, 'booting');
@@ -531,7 +533,7 @@ export class NodeController {
   private onHeartbeat(hb: Heartbeat): void {
     if (!this.softwareUp) return;
     const m = this.members.get(hb.share);
-    if (!m || hb.node !== m.peer) return;
+    if (!m || hb.node !== m.peer || !running(m)) return;
     const now = this.o.control.now();
     if (m.monitor.offer(hb, now) === 'duplicate') return;
     m.actor.send({
@@ -559,8 +561,16 @@ export class NodeController {
     }
   }
 
+  /** Sends `ev` to the member's current actor on the control clock's next run (dropped if the actor changed). */
+  private post(m: Member, ev: PairMemberEvent): void {
+    const actor = m.actor;
+    this.o.control.setTimeout(() => {
+      if (m.actor === actor && running(m)) actor.send(ev);
+    }, 0);
+  }
+
   private deliverLines(m: Member): void {
-    if (!m.actor) return;
+    if (!running(m)) return;
     const l = this.o.backplane.lines(m.peer, m.share);
     m.actor.send({ type: 'hw.lines', present: l.present, healthy: l.healthy, active: l.active, interlock: this.o.backplane.interlock });
   }
@@ -570,7 +580,7 @@ export class NodeController {
     const ok = this.o.backplane.claimActive(this.node, m.share);
     if (!ok && !this.o.unsafeNoInterlockGuard) {
       this.log.warn({ category: 'interlock', share: m.share }, 'ACTIVE claim refused by the interlock');
-      this.o.control.setTimeout(() => m.actor.send({ type: 'hw.claimRefused' }), 0);
+      this.post(m, { type: 'hw.claimRefused' });
       return;
     }
     m.receiver?.stop();
@@ -618,7 +628,7 @@ export class NodeController {
     m.dp.hold();
     const sender = m.sender;
     if (!sender) return;
-    sender.finalSync(() => this.o.control.setTimeout(() => m.actor.send({ type: 'sync.finalAcked' }), 0));
+    sender.finalSync(() => this.post(m, { type: 'sync.finalAcked' }));
   }
 
   private enterStandby(m: Member, peerEpoch: number): void {
@@ -626,8 +636,8 @@ export class NodeController {
     m.receiver = new SyncReceiver({
       clock: this.o.data, sink: m.dp.sink, schema: this.version.major, timing: this.syncTiming(),
       reply: (d) => this.o.sendSync(m.share, d),
-      onBulkDone: () => this.o.control.setTimeout(() => m.actor.send({ type: 'sync.bulkDone' }), 0),
-      onStale: () => this.o.control.setTimeout(() => m.actor.send({ type: 'sync.stale' }), 0),
+      onBulkDone: () => this.post(m, { type: 'sync.bulkDone' }),
+      onStale: () => this.post(m, { type: 'sync.stale' }),
     });
     m.receiver.noteEpoch(peerEpoch);
   }
@@ -686,4 +696,9 @@ function emptyStats(): SyncSenderStats {
 
 function addStats(into: SyncSenderStats, s: SyncSenderStats): void {
   for (const k of Object.keys(into) as Array<keyof SyncSenderStats>) into[k] += s[k];
+}
+
+/** The member's actor exists and has not been stopped (an upgrade stops it until the next boot). */
+function running(m: Member): boolean {
+  return m.actor !== undefined && m.actor.getSnapshot().status === 'active';
 }
