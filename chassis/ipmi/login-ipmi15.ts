@@ -6,9 +6,10 @@
  * auth codes), counted and logged as auth-failed.
  *
  * Sequence numbers: the console's first in-session request carries the BMC's initial inbound
- * number; the BMC's messages count up from the console's initial outbound number, the Activate
- * Session response and the first in-session response both carrying it (as ipmi_sim does, which
- * both clients accept).
+ * number; the BMC's Activate Session response carries the console's initial outbound number and
+ * its later messages count up from there. (ipmi_sim repeats the initial number in the first
+ * in-session response; FreeIPMI then drops that response as a duplicate and retransmits after a
+ * second, so atcasim does not copy it.)
  */
 import { AuthType, CompletionCode, isSessionPrivilege } from './codes.ts';
 import type { SessionPrivilege } from './codes.ts';
@@ -122,7 +123,7 @@ export function handleActivateSession(host: LoginHost, pkt: Session15Packet, req
   s.maxPrivilege = requested as SessionPrivilege;
   s.privilege = Math.min(2, requested) as SessionPrivilege;
   s.window15 = new SequenceWindow(IPMI15_WINDOW.behind, IPMI15_WINDOW.ahead, initialInbound - 1);
-  s.outSeq15 = initialOutbound;
+  s.outSeq15 = (initialOutbound + 1) >>> 0 || 1;
   host.log.info({ category: 'login', user: s.userName, authType: s.authType, maxPrivilege: s.maxPrivilege, peer: peer.address }, 'IPMI 1.5 session opened');
   const data = new Uint8Array(10);
   const dv = new DataView(data.buffer);

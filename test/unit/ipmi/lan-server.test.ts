@@ -328,12 +328,12 @@ describe('IPMI 1.5 sessions', () => {
     expect(server.stats().activeSessions).toBe(0);
   });
 
-  it('the BMC counts its sequence numbers from the console-chosen initial outbound number', () => {
+  it('the BMC counts its sequence numbers on from the console-chosen initial outbound number (never repeating it)', () => {
     const { wire } = setup();
     const c = new Ipmi15Client(wire, 'admin', 'adminpass');
-    expect(c.login(2).ok).toBe(true);
+    expect(c.login(2).ok).toBe(true); // the Activate Session reply carried initialOutbound
     const seqs = [0, 1, 2].map(() => decodeSession15(send(wire, c.packet(0x06, 0x01, []))[0]!).sequence);
-    expect(seqs).toEqual([c.initialOutbound, c.initialOutbound + 1, c.initialOutbound + 2]);
+    expect(seqs).toEqual([c.initialOutbound + 1, c.initialOutbound + 2, c.initialOutbound + 3]);
   });
 
   it('refuses an Activate Session above the user limit with 86h, unknown users with 81h, the null user with 82h', () => {
