@@ -44,7 +44,8 @@ export class RealServer {
   readonly address: Uint8Array;
   /** Port written in the address (`127.0.0.1:8080`) or `port`; a port makes tcp/http probes real. */
   readonly port: number | undefined;
-  /** True when health checks probe this RS for real (an explicit port and kind tcp or http). */
+  /** True when health checks probe this RS for real (a port, written in the address or given as
+   * `port`, and health kind tcp or http). */
   readonly real: boolean;
   /** Configured weight 0..65535 (0 = drain). */
   weight: number;
@@ -72,8 +73,11 @@ export class RealServer {
     this.family = ep.family;
     this.address = ep.bytes;
     this.port = ep.port ?? cfg.port;
+    if (this.port !== undefined && !(Number.isInteger(this.port) && this.port >= 1 && this.port <= 65535)) {
+      throw new TypeError(`${where}: port must be 1..65535, got ${this.port}`);
+    }
     this.key = `${cfg.name}@${cfg.address}`;
-    this.real = ep.port !== undefined && (kind === 'tcp' || kind === 'http');
+    this.real = this.port !== undefined && (kind === 'tcp' || kind === 'http');
     this.weight = w;
     const s = cfg.sim ?? {};
     const unit = (v: number | undefined, d: number, f: string): number => {

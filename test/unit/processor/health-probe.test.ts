@@ -81,15 +81,17 @@ describe('ProcessorBoard with a real RS', () => {
       pool: [
         { name: 'real', address: `127.0.0.1:${port}`, weight: 1 },
         { name: 'sim', address: '10.1.0.2', weight: 1 },
+        { name: 'real2', address: '127.0.0.1', port, weight: 1 }, // as chassis/config splits it
       ],
       health: { kind: 'http', intervalMs: 1000, timeoutMs: 1000, rise: 1, fall: 2, path: '/' },
     })]), { slot: 3, startMs: 0, probe: net, onEvent: (e) => events.push(e) });
     expect(b.realServers[0]!.real).toBe(true);
     expect(b.realServers[1]!.real).toBe(false);
+    expect(b.realServers[2]!.real).toBe(true);
     // simulated board time, real probes: run the tick, then wait for the answers to come back
     const settle = async (t: number) => {
       b.tick(t);
-      expect(net.inFlight).toBe(1);
+      expect(net.inFlight).toBe(2);
       for (let i = 0; i < 500 && net.inFlight > 0; i++) await new Promise((r) => setTimeout(r, 5));
       expect(net.inFlight).toBe(0);
     };
@@ -98,7 +100,8 @@ describe('ProcessorBoard with a real RS', () => {
     status = 500;
     await settle(2000);
     await settle(3000);
-    expect(events.map((e) => e.type)).toEqual(['rs.down']);
+    // two of three members down: live share 1/3 < alarm_below 0.5
+    expect(events.map((e) => `${e.type}:${(e as { rs?: string }).rs ?? ''}`)).toEqual(['rs.down:real', 'rs.down:real2', 'pool.alarm.raised:']);
     expect((events[0] as { detail: string }).detail).toMatch(/HTTP 500/);
     expect(b.isUp('web', 'real')).toBe(false);
     status = 200;
