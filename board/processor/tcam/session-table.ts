@@ -20,8 +20,11 @@
  *     9 PREV    10 NEXT   links of the entry's aging list (one LRU list per state)
  *    11 HOT      slot in the hot tier, -1 when cold
  * - The index is an open-addressing hash table (linear probing, load ≤ 0.75, backward-shift
- *   deletion, Knuth TAOCP vol. 3 §6.4 Algorithm R) of u32 words: entry + 1 in the low bits and the
- *   top bits of the key hash as a tag, so most probes that do not match never touch an entry.
+ *   deletion, Knuth TAOCP vol. 3 §6.4 Algorithm R) of 32-bit words: entry + 1 in the low bits and
+ *   the top bits of the key hash as a tag, so most probes that do not match never touch an entry.
+ *   It starts at 4096 slots and doubles as the table fills (a one-off rehash of the live entries,
+ *   about 10–30 ms at the last doubling of a 1.5 M table), up to the first power of two ≥
+ *   capacity / 0.75: a board holding a few thousand sessions probes a cache-resident index.
  * - IPv6 addresses (2 × 16 bytes) live in a side store grown in chunks of 4096 slots as IPv6
  *   sessions appear; IPv4-only traffic never allocates it.
  * At 1.5 M entries this is 48 B + 4 B × 2^21 / 1.5 M ≈ 53.6 bytes per IPv4 entry; an IPv6 entry
@@ -78,6 +81,8 @@ const V6_CHUNK = 1 << V6_CHUNK_BITS;
 /** Last-seen is refreshed at most once per min(1 s, timeout/64) of a state: an entry may expire
  * up to that much early, in exchange for no list move on most hits. */
 export const LAST_SEEN_GRANULARITY_MS = 1000;
+/** Slots of a new table's index (it doubles as entries arrive). */
+const INITIAL_INDEX_SIZE = 4096;
 /** Largest supported capacity (the index word needs a few tag bits). */
 export const MAX_SESSION_CAPACITY = 1 << 26;
 
@@ -147,6 +152,8 @@ export class SessionTable {
   coldHits = 0;
   promotions = 0;
   demotions = 0;
+  /** Times the index doubled (it starts small and grows to capacity / 0.75). */
+  indexGrowths = 0;
 
   /** Called before an entry is removed (any reason); the entry is still readable. The hook may
    * read entries (readRecord, rsOf…) but must not call loadKey/find/insert/remove. */
@@ -154,8 +161,9 @@ export class SessionTable {
 
   private readonly d: Uint32Array;
   private readonly di: Int32Array;
-  private readonly idx: Uint32Array;
-  private readonly mask: number;
+  private idx: Int32Array;
+  private mask: number;
+  private readonly maxIndexSize: number;
   private readonly emask: number;
   private readonly tmask: number;
   private readonly heads = new Int32Array(STATE_COUNT).fill(-1);
@@ -170,7 +178,7 @@ export class SessionTable {
   private hotCount = 0;
   private hand = 0;
 
-  private v6Chunks: Uint32Array[] = [];
+  private v6Chunks: Int32Array[] = [];
   private v6Free = new Int32Array(0);
   private v6FreeCount = 0;
   private v6Top = 0;
@@ -182,7 +190,7 @@ export class SessionTable {
   private kV6 = false;
   private kA = 0;
   private kB = 0;
-  private readonly kWords = new Uint32Array(8);
+  private readonly kWords = new Int32Array(8);
   private kPorts = 0;
   private kMeta = 0;
   private kHash = 0;
@@ -209,8 +217,12 @@ export class SessionTable {
     this.di = new Int32Array(buf);
     let size = 16;
     while (size * 0.75 < cap) size *= 2;
-    this.idx = new Uint32Array(size);
-    this.mask = size - 1;
+    this.maxIndexSize = size;
+    // The index starts small and doubles as the table fills (load ≤ 0.75), so a table that holds
+    // a few thousand sessions of its 1.5 M probes a cache-resident index.
+    const initial = Math.min(size, INITIAL_INDEX_SIZE);
+    this.idx = new Int32Array(initial);
+    this.mask = initial - 1;
     let ebits = 1;
     while ((1 << ebits) <= cap) ebits++;
     this.emask = (1 << ebits) - 1;
@@ -262,9 +274,10 @@ export class SessionTable {
     let h = this.seed;
     let aIsSrc: boolean;
     if (!v6) {
-      const s = ((src[0]! << 24) | (src[1]! << 16) | (src[2]! << 8) | src[3]!) >>> 0;
-      const d = ((dst[0]! << 24) | (dst[1]! << 16) | (dst[2]! << 8) | dst[3]!) >>> 0;
-      aIsSrc = s < d || (s === d && sport <= dport);
+      // Key registers hold int32 values (no heap numbers); the order compares them unsigned.
+      const s = (src[0]! << 24) | (src[1]! << 16) | (src[2]! << 8) | src[3]!;
+      const d = (dst[0]! << 24) | (dst[1]! << 16) | (dst[2]! << 8) | dst[3]!;
+      aIsSrc = s >>> 0 < d >>> 0 || (s === d && sport <= dport);
       this.kA = aIsSrc ? s : d;
       this.kB = aIsSrc ? d : s;
       h = mix32(mix32(h, this.kA), this.kB);
@@ -288,35 +301,36 @@ export class SessionTable {
     this.kPktIsA = aIsSrc;
     const pa = aIsSrc ? sport : dport;
     const pb = aIsSrc ? dport : sport;
-    this.kPorts = hasPorts ? (((pa & 0xffff) << 16) | (pb & 0xffff)) >>> 0 : 0;
+    this.kPorts = hasPorts ? ((pa & 0xffff) << 16) | (pb & 0xffff) : 0;
     this.kMeta = (proto & 0xff) | (v6 ? K_V6 : 0) | (hasPorts ? 0 : K_NOPORTS);
     h = mix32(mix32(h, this.kPorts), this.kMeta);
-    this.kHash = fmix32(h ^ (v6 ? 40 : 16));
-    return this.kHash;
+    this.kHash = fmix32(h ^ (v6 ? 40 : 16)) | 0;
+    return this.kHash >>> 0;
   }
 
   /** Hash of the loaded key (u32). */
   get keyHash(): number {
-    return this.kHash;
+    return this.kHash >>> 0;
   }
 
   /** Looks up the loaded key. @returns the entry index, or −1 when absent. */
   find(): number {
     const idx = this.idx;
-    const d = this.d;
+    const di = this.di;
     const mask = this.mask;
     const emask = this.emask;
+    const tmask = this.tmask;
     const h = this.kHash;
-    const tag = h & this.tmask;
+    const tag = h & tmask;
     let i = h & mask;
     for (;;) {
       const v = idx[i]!;
       if (v === 0) return -1;
-      if ((v & this.tmask) === tag) {
+      if ((v & tmask) === tag) {
         const e = (v & emask) - 1;
         const o = e * W;
-        if (d[o + O_HASH] === h && (d[o + O_META]! & KEY_META) === this.kMeta && d[o + O_PORTS] === this.kPorts) {
-          if (this.kV6 ? this.v6Equal(d[o + O_A]!) : d[o + O_A] === this.kA && d[o + O_B] === this.kB) return e;
+        if (di[o + O_HASH] === h && (di[o + O_META]! & KEY_META) === this.kMeta && di[o + O_PORTS] === this.kPorts) {
+          if (this.kV6 ? this.v6Equal(di[o + O_A]!) : di[o + O_A] === this.kA && di[o + O_B] === this.kB) return e;
         }
       }
       i = (i + 1) & mask;
@@ -368,21 +382,22 @@ export class SessionTable {
       e = this.top++;
     }
     const d = this.d;
+    const di = this.di;
     const o = e * W;
     if (this.kV6) {
       const slot = this.v6Alloc();
       const c = this.v6Chunks[slot >>> V6_CHUNK_BITS]!;
       c.set(this.kWords, (slot & (V6_CHUNK - 1)) << 3);
-      d[o + O_A] = slot;
-      d[o + O_B] = 0;
+      di[o + O_A] = slot;
+      di[o + O_B] = 0;
     } else {
-      d[o + O_A] = this.kA;
-      d[o + O_B] = this.kB;
+      di[o + O_A] = this.kA;
+      di[o + O_B] = this.kB;
     }
-    d[o + O_PORTS] = this.kPorts;
-    d[o + O_META] = (this.kMeta | ((entryFlags & 0xff) << 8) | (state << 16) | (clientIsA ? 0 : K_CLIENT_B)) >>> 0;
-    d[o + O_RS] = ((rs & 0xffff) | (service << 16)) >>> 0;
-    d[o + O_HASH] = this.kHash;
+    di[o + O_PORTS] = this.kPorts;
+    di[o + O_META] = this.kMeta | ((entryFlags & 0xff) << 8) | (state << 16) | (clientIsA ? 0 : K_CLIENT_B);
+    di[o + O_RS] = (rs & 0xffff) | (service << 16);
+    di[o + O_HASH] = this.kHash;
     d[o + O_CREATED] = created;
     // lists stay sorted by last-seen: an imported entry is no older than the newest in its list
     const tailSeen = clampSeen && this.tails[state]! >= 0 ? d[this.tails[state]! * W + O_SEEN]! : 0;
@@ -390,16 +405,37 @@ export class SessionTable {
     d[o + O_HITS] = 0;
     this.di[o + O_HOT] = -1;
     this.linkTail(e, state);
+    if ((this.size + 1) * 4 > this.idx.length * 3 && this.idx.length < this.maxIndexSize) this.growIndex();
     const idx = this.idx;
     const mask = this.mask;
     let i = this.kHash & mask;
     while (idx[i] !== 0) i = (i + 1) & mask;
-    idx[i] = ((this.kHash & this.tmask) | (e + 1)) >>> 0;
+    idx[i] = (this.kHash & this.tmask) | (e + 1);
     this.size++;
     this.inserted++;
     if (state === SessionState.ESTABLISHED) this.rsActive[rs]!++;
     else this.rsInactive[rs]!++;
     return e;
+  }
+
+  /** Doubles the index and re-inserts every live entry (hashes are kept in the entries). */
+  private growIndex(): void {
+    const size = this.idx.length * 2;
+    const idx = new Int32Array(size);
+    const mask = size - 1;
+    const di = this.di;
+    const tmask = this.tmask;
+    for (let e = 0; e < this.top; e++) {
+      const o = e * W;
+      if (((di[o + O_META]! >>> 16) & 0xff) === 0) continue;
+      const h = di[o + O_HASH]!;
+      let i = h & mask;
+      while (idx[i] !== 0) i = (i + 1) & mask;
+      idx[i] = (h & tmask) | (e + 1);
+    }
+    this.idx = idx;
+    this.mask = mask;
+    this.indexGrowths++;
   }
 
   /** Frees one entry for an insert on a full table: an expired one, else the LRU half-open one. */
@@ -697,7 +733,7 @@ export class SessionTable {
   private v6Alloc(): number {
     if (this.v6FreeCount > 0) return this.v6Free[--this.v6FreeCount]!;
     if (this.v6Top === this.v6Chunks.length * V6_CHUNK) {
-      this.v6Chunks.push(new Uint32Array(V6_CHUNK * 8));
+      this.v6Chunks.push(new Int32Array(V6_CHUNK * 8));
       const grown = new Int32Array(this.v6Chunks.length * V6_CHUNK);
       grown.set(this.v6Free.subarray(0, this.v6FreeCount));
       this.v6Free = grown;
