@@ -155,6 +155,20 @@ describe('user set password, then log in with the new one', () => {
       const weak = await runClient(at('admin', 'adminpass', 'user', 'set', 'password', '3', 'short'));
       expect(weak.exitCode).toBe(1);
       expect(weak.stderr).toMatch(/Invalid data field in request/);
+      // the user-creation recipe of docs/ipmi.md
+      for (const step of [
+        ['user', 'set', 'name', '5', 'alice'],
+        ['user', 'set', 'password', '5', 'alice-password'],
+        ['channel', 'setaccess', '1', '5', 'ipmi=on', 'privilege=3'],
+        ['user', 'enable', '5'],
+      ]) {
+        expect((await runClient(at('admin', 'adminpass', ...step))).exitCode).toBe(0);
+      }
+      const alice = await runClient(at('alice', 'alice-password', '-L', 'OPERATOR', 'session', 'info', 'active'));
+      expect(alice.exitCode).toBe(0);
+      expect(alice.stdout).toMatch(/^privilege level\s+: OPERATOR$/m);
+      expect((await runClient(at('admin', 'adminpass', 'user', 'disable', '5'))).exitCode).toBe(0);
+      expect((await runClient(at('alice', 'alice-password', '-L', 'OPERATOR', 'mc', 'info'))).exitCode).toBe(1);
     } finally {
       await s.stop();
     }
