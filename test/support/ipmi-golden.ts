@@ -12,7 +12,7 @@
  *   expect(r.problems).toEqual([]);
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { shared } from './shared.ts';
@@ -65,6 +65,14 @@ export function parseGolden(text: string, file = '<text>'): GoldenTranscript {
 /** Loads ../shared/ipmi/golden/<rel>. */
 export function loadGolden(rel: string): GoldenTranscript {
   return parseGolden(readFileSync(shared('ipmi', 'golden', rel), 'utf8'), rel);
+}
+
+/** Transcript paths of one folder of ../shared/ipmi/golden (e.g. 'ipmitool-lanplus-C3'), in battery order. */
+export function listGolden(folder: string): string[] {
+  return readdirSync(shared('ipmi', 'golden', folder))
+    .filter((f) => f.endsWith('.txt'))
+    .sort()
+    .map((f) => `${folder}/${f}`);
 }
 
 /** Splits a recorded command line like a POSIX shell would for these files (single and double quotes). */

@@ -1,7 +1,7 @@
 /** The golden-transcript helper: parses every transcript, and its shape comparison catches real differences. */
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compareShape, firstTwoChannels, loadGolden, parseGolden, retarget, shapeOf, splitCommandLine } from '../../support/ipmi-golden.ts';
+import { compareShape, firstTwoChannels, listGolden, loadGolden, parseGolden, retarget, shapeOf, splitCommandLine } from '../../support/ipmi-golden.ts';
 import { shared } from '../../support/shared.ts';
 
 describe('parsing ../shared/ipmi/golden', () => {
@@ -22,6 +22,7 @@ describe('parsing ../shared/ipmi/golden', () => {
       }
     }
     expect(n).toBe(index.size);
+    expect(listGolden('ipmitool-lanplus-C3')[0]).toBe('ipmitool-lanplus-C3/01_mc_info.txt');
   });
 
   it('rejects malformed transcripts', () => {
