@@ -35,6 +35,10 @@ export interface BoundAddress {
   port: number;
 }
 
+/**
+ * One UDP socket serving one LanServer. `start()` binds and returns the address; `stop()` closes.
+ * Errors after binding are logged (category socket-error / send-error) and never thrown.
+ */
 export class UdpIpmiAdapter {
   private socket: Socket | undefined;
   private timer: TimerId | undefined;

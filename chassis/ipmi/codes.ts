@@ -36,6 +36,7 @@ export const CompletionCode = {
   SubFunctionDisabled: 0xd6,
   Unspecified: 0xff,
 } as const;
+/** A value of `CompletionCode`. */
 export type CompletionCode = (typeof CompletionCode)[keyof typeof CompletionCode];
 
 /** Network functions (requests; the response NetFn is request + 1). IPMI v2.0 Table 5-1. */
@@ -51,6 +52,7 @@ export const NetFn = {
   GroupExtension: 0x2c,
   OemGroup: 0x2e,
 } as const;
+/** A value of `NetFn`. */
 export type NetFn = (typeof NetFn)[keyof typeof NetFn];
 
 /** Privilege levels (IPMI v2.0 §6.8). 0 is "none"/"highest" depending on context; 0Fh = no access. */
@@ -125,6 +127,7 @@ export const RmcpPlusStatus = {
   NoCipherSuiteMatch: 0x11,
   IllegalParameter: 0x12,
 } as const;
+/** A value of `RmcpPlusStatus`. */
 export type RmcpPlusStatus = (typeof RmcpPlusStatus)[keyof typeof RmcpPlusStatus];
 
 /**

@@ -97,6 +97,12 @@ export interface LanServerStats {
 const LOG_WINDOW_MS = 10_000;
 const LOG_PER_WINDOW = 10;
 
+/**
+ * The LAN server. Construct with `LanServerOptions`; feed datagrams to `handleDatagram(bytes, peer,
+ * now)` (returns the reply datagrams, never throws) and call `tick(now)` for timeouts. Controllers
+ * can be swapped at run time with `setController` (e.g. after a shelf-manager switchover the new
+ * active ShMC takes address 20h; open sessions continue).
+ */
 export class LanServer implements LanServices, LoginHost {
   readonly channel: number;
   readonly channelPrivilegeLimit: SessionPrivilege;

@@ -12,6 +12,7 @@ function signedDistance(a: number, b: number): number {
   return ((a - b) | 0);
 }
 
+/** Replay-proof window over one counter (see the module comment). */
 export class SequenceWindow {
   private highest: number;
   /** Bit i set = (highest - 1 - i) was seen. */

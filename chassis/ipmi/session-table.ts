@@ -37,6 +37,7 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
 /** Why a session left the table. */
 export type RemovalReason = 'closed' | 'idle' | 'half-open-timeout' | 'evicted' | 'failed';
 
+/** Sessions of the LAN channel with their limits (see the module comment). */
 export class SessionTable {
   private readonly byId = new Map<number, Session>();
 

@@ -32,10 +32,12 @@ export interface RakpState {
   rakp4?: Uint8Array;
 }
 
-/** Inbound window sizes: RMCP+ 32 behind / 16 ahead; IPMI 1.5 ±8 (IPMI v2.0 §6.12.13). */
+/** RMCP+ inbound window: 32 behind / 16 ahead (IPMI v2.0 §6.12.13; bitmap rejects duplicates). */
 export const RMCPP_WINDOW = { behind: 32, ahead: 16 } as const;
+/** IPMI 1.5 inbound window: ±8 (IPMI v2.0 §6.12.13). */
 export const IPMI15_WINDOW = { behind: 8, ahead: 8 } as const;
 
+/** A session or half-open login (fields documented inline). */
 export class Session {
   /** Session handle 1..255 (Get Session Info / Close Session). */
   handle: number;
