@@ -21,6 +21,8 @@
  */
 import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { SeededRandom } from '../board/common/random.ts';
 import { FlowTuple, type PacketView } from '../board/packet/flow-tuple.ts';
 import { SessionTable } from '../board/processor/tcam/session-table.ts';
@@ -56,7 +58,12 @@ function put32(b: Uint8Array, o: number, v: number): void {
   b[o + 3] = v & 0xff;
 }
 
+// A full GC before each memory reading, so buffers freed by an earlier phase do not blur it.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
 function mem(): { ab: number; heap: number; rss: number } {
+  gc();
   const m = process.memoryUsage();
   return { ab: m.arrayBuffers, heap: m.heapUsed, rss: m.rss };
 }
