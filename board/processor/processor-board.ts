@@ -185,7 +185,7 @@ export class ProcessorBoard {
   private readonly standby = new Map<string, SessionTable>();
   private started = false;
   /** Latest `now` seen (ms). */
-  private now = -Infinity;
+  private now = 0;
   private nextTickAt = -Infinity;
   private nextSweepAt = -Infinity;
   private nextHealthAt = -Infinity;
