@@ -3,12 +3,14 @@
  * 802.1Q VLAN tags (TPID 0x8100, and 0x9100 as tshark's default Q-in-Q TPID) and IEEE 802.1ad
  * service tags (TPID 0x88a8), and IEEE 802.2 LLC/SNAP after an 802.3 length field.
  *
- * As tshark: a type/length value <= 1500 is an 802.3 length (no `eth.type` occurrence, the
- * payload is limited to that length); 802.1Q tag IDs are `vlan.id` occurrences, 802.1ad S-tag
+ * As tshark: a type/length value 1..1500 is an 802.3 length (no `eth.type` occurrence, the
+ * payload is limited to that length; a length past the frame is malformed), 0 an unknown type,
+ * 1501-1535 neither (not decoded); 802.1Q tag IDs are `vlan.id` occurrences, 802.1ad S-tag
  * IDs are not (tshark lists them as `ieee8021ad.id`). A priority tag (VID 0) is a tag.
  * Tags on the outermost Ethernet header are kept in `vlanIds` (802.1Q and 802.1ad alike).
  */
 import { Field } from './field-recorder.ts';
+import { PacketErrorKind } from './packet-error.ts';
 import { MAX_VLAN_TAGS, type Dissector } from './parse.ts';
 
 export const ETH_HEADER_LEN = 14;
@@ -25,11 +27,13 @@ export function dissectEthernet(d: Dissector, off: number, cap: number, rep: num
   }
   const b = d.b;
   const type = (b[off + 12]! << 8) | b[off + 13]!;
-  if (type <= IEEE_802_3_MAX_LEN) {
-    const end = off + ETH_HEADER_LEN + type;
-    d.llc(off + ETH_HEADER_LEN, cap < end ? cap : end, rep < end ? rep : end);
+  if (type <= IEEE_802_3_MAX_LEN && type !== 0) {
+    length8023(d, type, off + 12, off + ETH_HEADER_LEN, cap, rep);
     return;
   }
+  // Values 1501-1535 are neither lengths nor ethertypes: tshark shows the payload as data.
+  if (type < 0x0600 && type !== 0) return;
+  // tshark treats type 0 (ETHERTYPE_UNK) as an (unknown) ethertype, not as a length.
   if (d.rec !== null) d.rec.num(Field.ETH_TYPE, type);
   d.ethertype(type, off + ETH_HEADER_LEN, cap, rep);
 }
@@ -53,11 +57,25 @@ export function dissectVlan(d: Dissector, off: number, cap: number, rep: number,
   }
   const type = (b[off + 2]! << 8) | b[off + 3]!;
   if (type <= IEEE_802_3_MAX_LEN) {
-    const end = off + 4 + type;
-    d.llc(off + 4, cap < end ? cap : end, rep < end ? rep : end);
+    length8023(d, type, off + 2, off + 4, cap, rep);
     return;
   }
   d.ethertype(type, off + 4, cap, rep);
+}
+
+/**
+ * The payload after an 802.3 length field `len` (at `at`): limited to `len` bytes when they fit;
+ * a length beyond the frame is malformed (bad-length) and the rest of the frame is decoded
+ * anyway, as tshark does.
+ */
+function length8023(d: Dissector, len: number, at: number, off: number, cap: number, rep: number): void {
+  const end = off + len;
+  if (end > rep) {
+    d.fail(PacketErrorKind.BAD_LENGTH, 'ethernet', 'length', at);
+    d.llc(off, cap, rep);
+    return;
+  }
+  d.llc(off, cap < end ? cap : end, end);
 }
 
 /**
@@ -66,7 +84,11 @@ export function dissectVlan(d: Dissector, off: number, cap: number, rep: number,
  */
 export function dissectLlc(d: Dissector, off: number, cap: number, rep: number): void {
   const b = d.b;
-  if (off + 3 > cap || b[off] !== 0xaa || b[off + 1] !== 0xaa || b[off + 2] !== 0x03) return;
+  if (off + 3 > cap) {
+    d.short('llc', 'control', off, 3, rep);
+    return;
+  }
+  if (b[off] !== 0xaa || b[off + 1] !== 0xaa || b[off + 2] !== 0x03) return;
   if (off + 8 > cap) {
     d.short('llc', 'snap', off + 3, 5, rep);
     return;

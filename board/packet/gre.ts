@@ -4,8 +4,9 @@
  * their own header: ERSPAN (Cisco; draft-foschiano-erspan) and Cisco MetaData (0x8909).
  *
  * Header: flags/version (C 0x8000, R 0x4000, K 0x2000, S 0x1000, A 0x0080 in v1), protocol type,
- * then checksum + offset (C or R), key (K; v1: payload length + call ID), sequence (S),
- * acknowledgment (v1 with A), routing SREs (R) up to the null SRE. The payload goes by protocol
+ * then checksum + offset (C or R), key (K; PPTP: payload length + call ID), sequence (S),
+ * acknowledgment (A, PPP payloads only, as tshark decides), routing SREs (R) up to the null SRE,
+ * and for WCCP (0x883e) a WCCPv2 redirect header when no IPv4 header follows at once. The payload goes by protocol
  * type (parse.ts greProto): IPv4, IPv6, 0x6558 transparent Ethernet bridging, ERSPAN, PPP, Cisco
  * MetaData, MPLS. A keepalive (type 0) is not decoded further, as in tshark.
  *
@@ -27,12 +28,24 @@ export function dissectGre(d: Dissector, off: number, cap: number, rep: number):
   }
   const fv = (b[off]! << 8) | b[off + 1]!;
   const proto = (b[off + 2]! << 8) | b[off + 3]!;
+  let wccp2 = false;
+  if (proto === GRE_WCCP) {
+    // WCCPv2 adds a 4-byte redirect header unless an IPv4 header follows the base header
+    // (tshark looks at that byte before adding any field).
+    if (off + GRE_BASE_LEN + 1 > cap) {
+      d.short('gre', 'wccp', off + GRE_BASE_LEN, 1, rep);
+      return;
+    }
+    wccp2 = (b[off + GRE_BASE_LEN]! & 0xf0) !== 0x40;
+  }
   if (d.rec !== null) d.rec.num(Field.GRE_PROTO, proto);
+  // Enhanced GRE (RFC 2637 §4.1): the acknowledgment number exists only for PPP payloads.
+  const ppp = proto === 0x880b || proto === 0x88d2 || proto === 0x8881;
   let p = off + GRE_BASE_LEN;
   if ((fv & (GreFlag.CHECKSUM | GreFlag.ROUTING)) !== 0) p += 4;
   if ((fv & GreFlag.KEY) !== 0) p += 4;
   if ((fv & GreFlag.SEQUENCE) !== 0) p += 4;
-  if ((fv & 7) === 1 && (fv & GreFlag.ACK) !== 0) p += 4;
+  if (ppp && (fv & GreFlag.ACK) !== 0) p += 4;
   if (p > cap) {
     d.short('gre', 'optional_fields', off + GRE_BASE_LEN, p - off - GRE_BASE_LEN, rep);
     return;
@@ -54,8 +67,20 @@ export function dissectGre(d: Dissector, off: number, cap: number, rep: number):
       }
     }
   }
+  if (wccp2) {
+    p += 4;
+    if (p > cap) {
+      d.short('gre', 'wccp_redirect_header', p - 4, 4, rep);
+      return;
+    }
+  }
+  // Without the S bit an empty payload is allowed (keepalives).
+  if ((fv & GreFlag.SEQUENCE) === 0 && p >= rep) return;
   d.greProto(proto, fv, p, cap, rep);
 }
+
+/** GRE protocol type of WCCP redirection (IPv4 payload, possibly after a WCCPv2 header). */
+export const GRE_WCCP = 0x883e;
 
 /**
  * ERSPAN after a GRE header of type 0x88be (Type I when the GRE S bit is clear: Ethernet follows
@@ -115,4 +140,13 @@ export function dissectCiscoMetadataGre(d: Dissector, off: number, cap: number, 
   }
   const b = d.b;
   d.greProto((b[off]! << 8) | b[off + 1]!, 0, off + 8, cap, rep);
+}
+
+/** EtherIP (RFC 3378, IP protocol 97): a 2-byte header (version 3), then an Ethernet frame. */
+export function dissectEtherIp(d: Dissector, off: number, cap: number, rep: number): void {
+  if (off + 2 > cap) {
+    d.short('etherip', 'version', off, 2, rep);
+    return;
+  }
+  d.innerEthernet(off + 2, cap, rep);
 }

@@ -56,8 +56,10 @@ export function dissectIpv4(d: Dissector, off: number, cap: number, rep: number)
   const rec = d.rec;
   if (off + IPV4_MIN_HEADER_LEN > ipCap) {
     if (rec !== null) {
-      if (off + 7 <= ipCap) rec.num(Field.IP_MF, (b[off + 6]! >> 5) & 1);
-      if (off + 8 <= ipCap) rec.num(Field.IP_FRAG_OFFSET, ((b[off + 6]! << 8) | b[off + 7]!) & 0x1fff);
+      if (off + 8 <= ipCap) {
+        rec.num(Field.IP_MF, (b[off + 6]! >> 5) & 1);
+        rec.num(Field.IP_FRAG_OFFSET, ((b[off + 6]! << 8) | b[off + 7]!) & 0x1fff);
+      }
       if (off + 10 <= ipCap) rec.num(Field.IP_PROTO, b[off + 9]!);
       if (off + 16 <= ipCap) rec.addr(Field.IP_SRC, b, off + 12);
     }

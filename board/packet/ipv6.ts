@@ -5,12 +5,13 @@
  * payload unless a hop-by-hop Jumbo Payload option (RFC 2675) gives the length. A fragment header
  * with a non-zero offset ends the walk (no L4 header; the tuple's proto is the fragment header's
  * next header). An "atomic" fragment (offset 0, M clear; RFC 6946) is not a fragment.
- * Options inside hop-by-hop/destination-options headers must fit their header (else bad-option).
+ * Options are walked as tshark walks them (see walkOptions).
  *
  * Fields recorded in tshark's order: ipv6.nxt (the fixed header's next header), ipv6.src, ipv6.dst.
  */
 import { Field } from './field-recorder.ts';
 import { PacketErrorKind } from './packet-error.ts';
+import type { FlowTuple } from './flow-tuple.ts';
 import type { Dissector } from './parse.ts';
 
 export const IPV6_HEADER_LEN = 40;
@@ -33,7 +34,9 @@ export function dissectIpv6(d: Dissector, off: number, cap: number, rep: number)
       if (off + 7 <= cap) rec.num(Field.IPV6_NXT, b[off + 6]!);
       if (off + 24 <= cap) rec.addr(Field.IPV6_SRC, b, off + 8);
     }
-    d.short('ipv6', 'header', off, IPV6_HEADER_LEN, rep);
+    // tshark: a quoted IPv6 header cut by the end of the ICMPv6 message is malformed.
+    if (d.quote > 0 && off + IPV6_HEADER_LEN > d.quoteRep) d.fail(PacketErrorKind.BAD_LENGTH, 'ipv6', 'header', off);
+    else d.short('ipv6', 'header', off, IPV6_HEADER_LEN, rep);
     return;
   }
   const plen = (b[off + 4]! << 8) | b[off + 5]!;
@@ -67,33 +70,45 @@ export function dissectIpv6(d: Dissector, off: number, cap: number, rep: number)
     if (payRep > rep) payRep = rep;
   }
   const payCap = cap < payRep ? cap : payRep;
-  let p = off + IPV6_HEADER_LEN;
+  t.proto = nh;
+  d.ipProto(t, nh, off + IPV6_HEADER_LEN, payCap, payRep, false);
+}
+
+/** True for the IPv6 extension headers walked to reach the upper layer. */
+export function isExtensionHeader(nh: number): boolean {
+  return nh === 0 || nh === 43 || nh === 44 || nh === 60 || nh === 51;
+}
+
+/**
+ * Walks extension headers starting with `nh` at `p` (RFC 8200 §4; AH per RFC 4302). Sets
+ * `t.proto` to the next header where the walk ends and `t.fragment` for a fragment header with
+ * offset != 0 or M set. tshark walks these after an IPv4 header too (its ip.proto table holds
+ * them), and so does atcasim.
+ * @returns the offset of the upper-layer header, or -1 when decoding stops here (truncated or
+ *   malformed header, or a non-first fragment: no upper-layer header follows).
+ */
+export function walkExtensionHeaders(d: Dissector, t: FlowTuple, nh: number, p: number, cap: number, rep: number): number {
+  const b = d.b;
   for (;;) {
+    t.proto = nh;
     if (nh === 0 || nh === 60 || nh === 43) {
       const name = nh === 0 ? 'hop_by_hop' : nh === 60 ? 'destination_options' : 'routing';
-      if (p + 2 > payCap) {
-        t.proto = nh;
-        d.short('ipv6', name, p, 2, payRep);
-        return;
+      if (p + 2 > cap) {
+        d.short('ipv6', name, p, 2, rep);
+        return -1;
       }
       const len = (b[p + 1]! + 1) << 3;
-      if (p + len > payCap) {
-        t.proto = nh;
-        d.short('ipv6', name, p, len, payRep);
-        return;
-      }
-      if (nh !== 43 && !optionsFit(b, p + 2, p + len)) {
-        t.proto = nh;
-        d.fail(PacketErrorKind.BAD_OPTION, 'ipv6', 'option_length', p + 2);
-        return;
+      if (nh !== 43 && !walkOptions(d, p + 2, p + len, cap, rep)) return -1;
+      if (p + len > cap) {
+        d.short('ipv6', name, p, len, rep);
+        return -1;
       }
       nh = b[p]!;
       p += len;
     } else if (nh === 44) {
-      if (p + 8 > payCap) {
-        t.proto = nh;
-        d.short('ipv6', 'fragment', p, 8, payRep);
-        return;
+      if (p + 8 > cap) {
+        d.short('ipv6', 'fragment', p, 8, rep);
+        return -1;
       }
       const fo = (b[p + 2]! << 8) | b[p + 3]!;
       if (fo >> 3 !== 0 || (fo & 1) !== 0) t.fragment = true;
@@ -101,41 +116,60 @@ export function dissectIpv6(d: Dissector, off: number, cap: number, rep: number)
       p += 8;
       if (fo >> 3 !== 0) {
         t.proto = nh;
-        return;
+        return -1;
       }
     } else if (nh === 51) {
-      if (p + 2 > payCap) {
-        t.proto = nh;
-        d.short('ipv6', 'ah', p, 2, payRep);
-        return;
+      if (p + 2 > cap) {
+        d.short('ah', 'length', p, 2, rep);
+        return -1;
       }
       const len = (b[p + 1]! + 2) << 2;
-      if (p + len > payCap) {
-        t.proto = nh;
-        d.short('ipv6', 'ah', p, len, payRep);
-        return;
+      if (p + len > cap) {
+        d.short('ah', 'header', p, len, rep);
+        return -1;
       }
       nh = b[p]!;
       p += len;
     } else {
-      break;
+      return p;
     }
   }
-  t.proto = nh;
-  d.ipProto(t, nh, p, payCap, payRep, t.fragment);
 }
 
-/** True when the TLV options in b[s, e) each fit before `e` (RFC 8200 §4.2; Pad1 is one byte). */
-function optionsFit(b: Uint8Array, s: number, e: number): boolean {
+/**
+ * Walks the TLV options of a hop-by-hop/destination-options header, b[s, e) (RFC 8200 §4.2), as
+ * tshark does: a fixed-length option with the wrong length — Tunnel Encapsulation Limit (RFC
+ * 2473) 1, Router Alert (RFC 2711) 2, Jumbo Payload (RFC 2675) 4, Path MTU (RFC 9268) 4 — is
+ * malformed (bad-option) but the walk goes on; an option whose data runs past the header is
+ * read anyway, so it stops decoding only when its bytes were not captured (truncated) or lie past
+ * the reported end (overrun).
+ * @returns false when decoding must stop here
+ */
+function walkOptions(d: Dissector, s: number, e: number, cap: number, rep: number): boolean {
+  const b = d.b;
   let q = s;
   while (q < e) {
-    if (b[q] === 0) {
+    if (q + 1 > cap) {
+      d.short('ipv6', 'option_type', q, 1, rep);
+      return false;
+    }
+    const type = b[q]!;
+    if (type === 0) {
       q++;
       continue;
     }
-    if (q + 2 > e) return false;
-    q += 2 + b[q + 1]!;
-    if (q > e) return false;
+    if (q + 2 > cap) {
+      d.short('ipv6', 'option_length', q + 1, 1, rep);
+      return false;
+    }
+    const len = b[q + 1]!;
+    const want = type === 0x04 ? 1 : type === 0x05 ? 2 : type === 0xc2 || type === 0x30 ? 4 : -1;
+    if (want >= 0 && len !== want) d.fail(PacketErrorKind.BAD_OPTION, 'ipv6', 'option_length', q + 1);
+    if (q + 2 + len > cap) {
+      d.short('ipv6', 'option_data', q + 2, len, rep);
+      return false;
+    }
+    q += 2 + len;
   }
   return true;
 }

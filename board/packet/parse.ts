@@ -15,7 +15,7 @@
  * and where its bytes should end per the enclosing length fields (`rep`, e.g. IPv4 total length,
  * UDP length, the frame's original length). A read past `cap` but within `rep` is truncation;
  * past `rep` is malformation. Inside an ICMP error quote every shortfall is truncation (quotes are
- * cut by design) and is not reported for the packet.
+ * cut by design) and is not reported for the packet; contradictions (e.g. a UDP length < 8) are.
  *
  * `fields` support: an optional FieldRecorder receives every occurrence of the 18 tshark fields
  * in tshark's order (see field-recorder.ts). Decoding choices follow tshark 4.0's registered
@@ -28,15 +28,15 @@ import { LinkType } from './link-type.ts';
 import { dissectEthernet, dissectLlc, dissectVlan } from './ethernet.ts';
 import { dissectLinuxSll, dissectLinuxSll2 } from './linux-sll.ts';
 import { dissectNull, dissectLoop } from './null-loop.ts';
-import { dissectPpp } from './ppp.ts';
+import { dissectPpp, dissectPppoeSession } from './ppp.ts';
 import { dissectMpls } from './mpls.ts';
 import { dissectIpv4 } from './ipv4.ts';
-import { dissectIpv6 } from './ipv6.ts';
+import { dissectIpv6, isExtensionHeader, walkExtensionHeaders } from './ipv6.ts';
 import { dissectTcp } from './tcp.ts';
 import { dissectUdp } from './udp.ts';
 import { dissectSctp } from './sctp.ts';
 import { dissectIcmp, dissectIcmpv6 } from './icmp.ts';
-import { dissectCiscoMetadataEth, dissectCiscoMetadataGre, dissectErspan, dissectGre } from './gre.ts';
+import { dissectCiscoMetadataEth, dissectCiscoMetadataGre, dissectErspan, dissectEtherIp, dissectGre } from './gre.ts';
 import { dissectGeneve, dissectVxlan } from './udp-tunnel.ts';
 
 /** Most 802.1Q/802.1ad tags kept in `vlanIds` (more are decoded but not kept). */
@@ -119,6 +119,8 @@ export class Dissector {
   rec: FieldRecorder | null = null;
   /** >0 while decoding the packet quoted inside an ICMP error. */
   quote = 0;
+  /** Reported end of the ICMP message holding the outermost quote. */
+  quoteRep = 0;
   /** IP headers met outside quotes. */
   l3Count = 0;
   /** True until the first IP header or inner Ethernet: VLAN tags go to `vlanIds`. */
@@ -129,9 +131,10 @@ export class Dissector {
 
   constructor(readonly p: ParsedPacket) {}
 
-  /** Records the first error; sets `malformed` or `truncated`. Inside a quote nothing is recorded. */
+  /** Records the first error; sets `malformed` or `truncated`. Inside a quote truncation is
+   * expected (quotes are cut short by design) and not recorded; contradictions are. */
   fail(kind: PacketErrorKindValue, layer: string, field: string, at: number): void {
-    if (this.quote > 0) return;
+    if (this.quote > 0 && kind === PacketErrorKind.TRUNCATED) return;
     const p = this.p;
     if (kind === PacketErrorKind.TRUNCATED) p.truncated = true;
     else p.malformed = true;
@@ -203,6 +206,9 @@ export class Dissector {
       case 0x8909:
         dissectCiscoMetadataEth(this, off, cap, rep);
         break;
+      case 0x8864:
+        dissectPppoeSession(this, off, cap, rep);
+        break;
       default:
         break;
     }
@@ -214,6 +220,7 @@ export class Dissector {
     if (!this.enter(off)) return;
     switch (type) {
       case 0x0800:
+      case 0x883e:
         dissectIpv4(this, off, cap, rep);
         break;
       case 0x86dd:
@@ -245,6 +252,12 @@ export class Dissector {
 
   /** Dispatch on an IP protocol number into tuple `t` (tshark's "ip.proto" table subset). */
   ipProto(t: FlowTuple, proto: number, off: number, cap: number, rep: number, fragmented: boolean): void {
+    if (isExtensionHeader(proto)) {
+      off = walkExtensionHeaders(this, t, proto, off, cap, rep);
+      if (off < 0) return;
+      proto = t.proto;
+      fragmented = fragmented || t.fragment;
+    }
     if (t.l4Offset < 0) t.l4Offset = off - this.base;
     if (!this.enter(off)) return;
     switch (proto) {
@@ -252,7 +265,13 @@ export class Dissector {
         dissectTcp(this, t, off, cap, rep);
         break;
       case 17:
-        dissectUdp(this, t, off, cap, rep, fragmented);
+        dissectUdp(this, t, off, cap, rep, fragmented, false);
+        break;
+      case 136:
+        // UDP-Lite (RFC 3828): tshark lists its ports as udp.*; not a port-carrying protocol of
+        // the FlowTuple contract, so the tuple is left alone.
+        this.scratch.reset();
+        dissectUdp(this, this.scratch, off, cap, rep, fragmented, true);
         break;
       case 132:
         dissectSctp(this, t, off, cap, rep);
@@ -274,6 +293,13 @@ export class Dissector {
         break;
       case 137:
         dissectMpls(this, off, cap, rep);
+        break;
+      case 143:
+        // Ethernet over IP (RFC 8986 §10.1, SRv6 End.DX2).
+        this.innerEthernet(off, cap, rep);
+        break;
+      case 97:
+        dissectEtherIp(this, off, cap, rep);
         break;
       default:
         break;
@@ -325,8 +351,15 @@ export class Dissector {
    * The packet quoted by an ICMP error starting at `off` (RFC 792, RFC 4443 §2.4): decoded into
    * `quoted` (first quote only), then reversed so it reads in the original flow's direction.
    */
-  icmpQuote(off: number, cap: number, v6: boolean): void {
+  icmpQuote(off: number, cap: number, rep: number, v6: boolean): void {
+    if (off >= cap) {
+      // tshark decodes the quote even when nothing of it is left: an error past the reported end.
+      if (off >= rep) this.fail(PacketErrorKind.OVERRUN, v6 ? 'icmpv6' : 'icmp', 'quoted_packet', off);
+      else this.fail(PacketErrorKind.TRUNCATED, v6 ? 'icmpv6' : 'icmp', 'quoted_packet', off);
+      return;
+    }
     if (this.quote === 0) {
+      this.quoteRep = rep;
       // PacketView: icmpError when the error is carried by the outer IP header, innerIcmpError
       // when it is inside a tunnel; `quoted` in both cases.
       if (this.l3Count <= 1) this.p.icmpError = true;
@@ -400,11 +433,7 @@ function parseInto(d: Dissector, buf: Uint8Array, start: number, caplen: number,
       break;
     case LinkType.RAW:
     case LinkType.RAW_12:
-      if (start < cap) {
-        const v = buf[start]! >> 4;
-        if (v === 4) dissectIpv4(d, start, cap, rep);
-        else if (v === 6) dissectIpv6(d, start, cap, rep);
-      }
+      dissectRaw(d, start, cap, rep);
       break;
     case LinkType.IPV4:
       dissectIpv4(d, start, cap, rep);
@@ -432,6 +461,42 @@ function parseInto(d: Dissector, buf: Uint8Array, start: number, caplen: number,
       break;
   }
   if (p.tunnelDepth === 0) p.inner.copyFrom(p.outer);
+}
+
+/**
+ * Raw IP link (LINKTYPE_RAW): the version nibble picks IPv4/IPv6. As tshark's packet-raw.c, PPP
+ * remnants of old Linux drivers are recognised first (FF 03 at offset 0, 6 or 1; ten zero bytes
+ * before an IPv4 header), which makes tshark read 8 bytes before deciding.
+ */
+function dissectRaw(d: Dissector, off: number, cap: number, rep: number): void {
+  const b = d.b;
+  if (off + 2 <= cap && b[off] === 0xff && b[off + 1] === 0x03) {
+    dissectPpp(d, off, cap, rep, true);
+    return;
+  }
+  if (off + 8 > cap) {
+    d.short('raw', 'header', off, 8, rep);
+    return;
+  }
+  if (b[off + 6] === 0xff && b[off + 7] === 0x03) {
+    dissectPpp(d, off + 6, cap, rep, true);
+    return;
+  }
+  if (b[off + 1] === 0xff && b[off + 2] === 0x03) {
+    dissectPpp(d, off + 1, cap, rep, true);
+    return;
+  }
+  if (off + 10 <= cap) {
+    let zero = true;
+    for (let i = 0; i < 10; i++) if (b[off + i] !== 0) zero = false;
+    if (zero) {
+      dissectIpv4(d, off + 10, cap, rep);
+      return;
+    }
+  }
+  const v = b[off]! >> 4;
+  if (v === 4) dissectIpv4(d, off, cap, rep);
+  else if (v === 6) dissectIpv6(d, off, cap, rep);
 }
 
 /**

@@ -5,7 +5,8 @@
  * parameter's padding is the chunk's padding and so is not counted in the chunk length (tshark
  * flags a violation as malformed).
  *
- * Fields recorded: sctp.srcport, sctp.dstport.
+ * Fields recorded: sctp.srcport, sctp.dstport, once the 12-byte common header is captured (the
+ * tuple gets the ports from the first 4 bytes).
  */
 import { Field } from './field-recorder.ts';
 import type { FlowTuple } from './flow-tuple.ts';
@@ -26,13 +27,14 @@ export function dissectSctp(d: Dissector, t: FlowTuple, off: number, cap: number
   t.hasPorts = true;
   t.sport = sport;
   t.dport = dport;
+  if (off + SCTP_COMMON_HEADER_LEN > cap) {
+    d.short('sctp', off + 8 > cap ? 'verification_tag' : 'checksum', off + 4, 8, rep);
+    return;
+  }
+  // tshark reads the whole common header before adding the ports.
   if (d.rec !== null) {
     d.rec.num(Field.SCTP_SRCPORT, sport);
     d.rec.num(Field.SCTP_DSTPORT, dport);
-  }
-  if (off + SCTP_COMMON_HEADER_LEN > cap) {
-    d.short('sctp', 'checksum', off + 4, 8, rep);
-    return;
   }
   let p = off + SCTP_COMMON_HEADER_LEN;
   while (p < rep) {

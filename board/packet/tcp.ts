@@ -4,8 +4,9 @@
  * data offset (>= 5 words, and the header must fit the segment's reported length).
  *
  * Fields recorded in tshark's order: tcp.srcport, tcp.dstport (once both ports are captured),
- * tcp.flags (once bytes 4-13 are captured: tshark reads sequence and acknowledgment numbers
- * first, so a quote of 8 bytes shows ports but no flags).
+ * tcp.flags (only with a data offset >= 5 and bytes 4-15 captured: tshark reads sequence,
+ * acknowledgment, data offset and window first, so a quote of 8 bytes shows ports but no flags).
+ * The tuple's `tcpFlags` is set as soon as bytes 12-13 are captured.
  */
 import { Field } from './field-recorder.ts';
 import type { FlowTuple } from './flow-tuple.ts';
@@ -40,11 +41,16 @@ export function dissectTcp(d: Dissector, t: FlowTuple, off: number, cap: number,
   const w = (b[off + 12]! << 8) | b[off + 13]!;
   const flags = w & 0x0fff;
   t.tcpFlags = flags;
-  if (rec !== null) rec.num(Field.TCP_FLAGS, flags);
   const hlen = (w >> 12) << 2;
   if (hlen < TCP_MIN_HEADER_LEN) {
     d.fail(PacketErrorKind.BAD_HEADER_LENGTH, 'tcp', 'data_offset', off + 12);
     return;
   }
+  if (off + 16 > cap) {
+    d.short('tcp', 'window', off + 14, 2, rep);
+    return;
+  }
+  // tshark adds tcp.flags after checking the data offset and reading the window.
+  if (rec !== null) rec.num(Field.TCP_FLAGS, flags);
   if (off + hlen > cap) d.short('tcp', 'options', off, hlen, rep);
 }

@@ -24,7 +24,7 @@ export function dissectGeneve(d: Dissector, off: number, cap: number, rep: numbe
     return;
   }
   const b = d.b;
-  if (b[off]! >> 6 !== 0) return;
+  // tshark warns about a version other than 0 but decodes on.
   const p = off + GENEVE_BASE_LEN + ((b[off]! & 0x3f) << 2);
   if (p > cap) {
     d.short('geneve', 'options', off + GENEVE_BASE_LEN, p - off - GENEVE_BASE_LEN, rep);

@@ -14,8 +14,9 @@ import type { Dissector } from './parse.ts';
 
 export const UDP_HEADER_LEN = 8;
 
-/** UDP header at `off` into tuple `t`; `fragmented` relaxes the length check (first fragment). */
-export function dissectUdp(d: Dissector, t: FlowTuple, off: number, cap: number, rep: number, fragmented: boolean): void {
+/** UDP header at `off` into tuple `t`; `fragmented` relaxes the length check (first fragment);
+ * `lite` = UDP-Lite (RFC 3828, IP protocol 136): same ports, no length check, no tunnels. */
+export function dissectUdp(d: Dissector, t: FlowTuple, off: number, cap: number, rep: number, fragmented: boolean, lite: boolean): void {
   const b = d.b;
   if (off + 4 > cap) {
     d.short('udp', off + 2 > cap ? 'source_port' : 'destination_port', off, 4, rep);
@@ -30,12 +31,19 @@ export function dissectUdp(d: Dissector, t: FlowTuple, off: number, cap: number,
     d.rec.num(Field.UDP_SRCPORT, sport);
     d.rec.num(Field.UDP_DSTPORT, dport);
   }
-  if (off + UDP_HEADER_LEN > cap) {
-    d.short('udp', off + 6 > cap ? 'length' : 'checksum', off + 4, 4, rep);
+  if (off + 6 > cap) {
+    d.short('udp', 'length', off + 4, 2, rep);
     return;
   }
   const ulen = (b[off + 4]! << 8) | b[off + 5]!;
   let uRep = rep;
+  if (lite) {
+    // UDP-Lite: the field is the checksum coverage, 0 (everything) or 8..payload length.
+    if (ulen !== 0 && (ulen < UDP_HEADER_LEN || off + ulen > rep)) d.fail(PacketErrorKind.BAD_LENGTH, 'udplite', 'checksum_coverage', off + 4);
+    else if (off + UDP_HEADER_LEN > cap) d.short('udplite', 'checksum', off + 6, 2, rep);
+    return;
+  }
+  // tshark checks the length as soon as it has read it.
   if (ulen < UDP_HEADER_LEN) {
     d.fail(PacketErrorKind.BAD_LENGTH, 'udp', 'length', off + 4);
     return;
@@ -47,6 +55,10 @@ export function dissectUdp(d: Dissector, t: FlowTuple, off: number, cap: number,
     }
   } else {
     uRep = off + ulen;
+  }
+  if (off + UDP_HEADER_LEN > cap) {
+    d.short('udp', 'checksum', off + 6, 2, rep);
+    return;
   }
   d.udpPayload(sport, dport, off + UDP_HEADER_LEN, cap < uRep ? cap : uRep, uRep);
 }
