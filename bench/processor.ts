@@ -62,13 +62,17 @@ function put32(b: Uint8Array, o: number, v: number): void {
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-function mem(): { ab: number; heap: number; rss: number } {
-  gc();
+/** Memory after full GCs; ArrayBuffer backing stores are freed by a background task, so give it time. */
+async function mem(): Promise<{ ab: number; heap: number; rss: number }> {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((res) => setTimeout(res, 25));
+  }
   const m = process.memoryUsage();
   return { ab: m.arrayBuffers, heap: m.heapUsed, rss: m.rss };
 }
 
-function benchTable(family: 4 | 6, r: Record<string, number>): void {
+async function benchTable(family: 4 | 6, r: Record<string, number>): Promise<void> {
   const k = keysV4(N);
   const s = new Uint8Array(16);
   const d = new Uint8Array(16);
@@ -85,7 +89,7 @@ function benchTable(family: 4 | 6, r: Record<string, number>): void {
     }
     return t.loadKeyRaw(family === 6, s, d, k.ports[i]! >>> 16, k.ports[i]! & 0xffff, 6, true);
   };
-  const m0 = mem();
+  const m0 = await mem();
   const t = new SessionTable({ capacity: N, hotCapacity: DEFAULT_SESSION_TABLE.hotCapacity, promoteAfterHits: 8, maxRealServers: 64 });
   let t0 = performance.now();
   for (let i = 0; i < N; i++) {
@@ -93,7 +97,7 @@ function benchTable(family: 4 | 6, r: Record<string, number>): void {
     if (t.find() < 0) t.insert(i * 1e-3, 0, i & 63, SessionState.ESTABLISHED);
   }
   const insertMs = performance.now() - t0;
-  const m1 = mem();
+  const m1 = await mem();
   if (t.size !== N) throw new Error(`bench: expected ${N} entries, got ${t.size}`);
   const p = `session.ipv${family}`;
   r[`${p}.entries`] = t.size;
@@ -153,10 +157,10 @@ function benchFlood(r: Record<string, number>): void {
   r['session.flood.refused'] = refused;
 }
 
-function benchMapReference(r: Record<string, number>): void {
+async function benchMapReference(r: Record<string, number>): Promise<void> {
   const k = keysV4(N);
   const key = (i: number) => `${k.src[i]}|${k.dst[i]}|${k.ports[i]}|6`;
-  const m0 = mem();
+  const m0 = await mem();
   const map = new Map<string, number>();
   let t0 = performance.now();
   for (let i = 0; i < N; i++) {
@@ -164,7 +168,7 @@ function benchMapReference(r: Record<string, number>): void {
     if (!map.has(s)) map.set(s, i & 63);
   }
   const insertMs = performance.now() - t0;
-  const m1 = mem();
+  const m1 = await mem();
   r['reference.map_string.inserts_per_s'] = N / (insertMs / 1000);
   r['reference.map_string.heap_bytes_per_entry'] = (m1.heap - m0.heap) / N;
   const rnd = new SeededRandom(SEED + 1);
@@ -320,10 +324,10 @@ function benchMaglev(r: Record<string, number>): void {
 /** Runs the processor-board benchmark; returns the figures (dotted keys) and prints a table. */
 export async function benchProcessor(): Promise<Record<string, number>> {
   const r: Record<string, number> = {};
-  benchTable(4, r);
-  benchTable(6, r);
+  await benchTable(4, r);
+  await benchTable(6, r);
   benchFlood(r);
-  benchMapReference(r);
+  await benchMapReference(r);
   await benchBoard(r);
   benchMaglev(r);
   printTable(r);
