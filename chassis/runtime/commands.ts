@@ -1,0 +1,63 @@
+/**
+ * The operator command API of a running emulator — the same Shelf commands that scripts, IPMI
+ * (Set FRU Activation …) and scenarios call, plus the HA operator actions, gathered behind one
+ * small interface so the TUI (ui/keymap.ts) depends on nothing else. No logic of its own beyond
+ * routing: every refusal is the Shelf's or the HA layer's CommandError, passed through.
+ */
+import { CommandError } from '../../board/common/errors.ts';
+import type { FaultKind } from '../model/events.ts';
+import type { HotSwapOutcome, Shelf } from '../model/shelf.ts';
+import type { HaPart } from './ha-seam.ts';
+
+/** What every operator command may do; each throws CommandError when refused. */
+export interface OperatorCommands {
+  /** Opens the ejector handle (deactivation M4 → M5 → M6 → M1). Shelf.openHandle. */
+  openHandle(fru: string): HotSwapOutcome;
+  /** Closes the handle (activation M1 → M2 → M3 → M4). Shelf.closeHandle. */
+  closeHandle(fru: string): HotSwapOutcome;
+  /** Pulls the board from the backplane (M0). Shelf.extract. */
+  extract(fru: string): HotSwapOutcome;
+  /** Plugs it back in (M0 → M1, handle closed → M4). Shelf.insert. */
+  insert(fru: string): HotSwapOutcome;
+  /** Injects a fault (default payload). Shelf.injectFault. */
+  injectFault(fru: string, kind?: FaultKind): HotSwapOutcome;
+  /** Repairs injected faults. Shelf.repair. */
+  repair(fru: string): HotSwapOutcome;
+  /** Planned switchover of a pair (`shmc`, `lb1`, …). HA layer; `not_available` until it is wired. */
+  switchover(pair: string): void;
+  /** Hangs a node (it stops feeding its watchdog). HA layer; `not_available` until it is wired. */
+  hang(node: string): void;
+  /** Ends a hang. HA layer; `not_available` until it is wired. */
+  heal(node: string): void;
+  /** True when the HA operator actions are available. */
+  readonly haAvailable: boolean;
+}
+
+/** The CommandError code of an operator action whose layer is not wired yet. */
+export const NOT_AVAILABLE = 'not_available';
+
+/**
+ * Builds the command API over a shelf and an optional HA part.
+ * @param ha returns the HA part when wired (looked up on every call, so it can be attached later)
+ */
+export function operatorCommands(shelf: Shelf, ha: () => HaPart | undefined): OperatorCommands {
+  const needHa = (what: string): HaPart => {
+    const h = ha();
+    if (!h) throw new CommandError(NOT_AVAILABLE, `${what}: not available yet (the HA layer is not wired into this build)`);
+    return h;
+  };
+  return {
+    openHandle: (fru) => shelf.openHandle(fru),
+    closeHandle: (fru) => shelf.closeHandle(fru),
+    extract: (fru) => shelf.extract(fru),
+    insert: (fru) => shelf.insert(fru),
+    injectFault: (fru, kind) => shelf.injectFault(fru, kind ?? 'payload'),
+    repair: (fru) => shelf.repair(fru),
+    switchover: (pair) => needHa('switchover').switchover(pair),
+    hang: (node) => needHa('hang').hang(shelf.resolve(node)),
+    heal: (node) => needHa('heal').heal(shelf.resolve(node)),
+    get haAvailable() {
+      return ha() !== undefined;
+    },
+  };
+}

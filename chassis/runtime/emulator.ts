@@ -1,0 +1,389 @@
+/**
+ * The emulator composition shared by `atcasim start` (wall clock, SQLite, UDP, TUI or headless)
+ * and by anything that runs the same shelf in simulated time (scenarios, split processes, tests):
+ *
+ *   Store ─→ config selection ─→ IPMI administrator ─→ DataPlane ─→ Shelf (DataPlanePort = the
+ *   DataPlane) ─→ HA part (optional seam) ─→ TrafficSource (loops a capture, paced on the Clock)
+ *   ─→ LanServer (optional; its UDP edge is injected) ─→ TrafficMonitor + EventFeed (what the
+ *   front ends read) ─→ operator command API (what the TUI's keys call).
+ *
+ * Everything here runs on the Platform's Clock: with a SystemClock the timers are real (the only
+ * real timers of a `start` run), with a SimClock the same emulator runs in simulated time — no
+ * sockets, no TUI (`ipmi.listen` and the front end are optional parts). The store is opened by the
+ * caller (SqliteStore for `start`, MemoryStore or ':memory:' for tests) and closed by `stop()`
+ * when `ownsStore` is set. No I/O happens in this file.
+ *
+ * Ticks: the data plane's aging/health/rate window at the deadline it returns (10 ms … 1 s); the
+ * traffic source pumped at the next packet's due time (at most `pumpBudget` packets per call, so
+ * a slow machine catches up in slices and the event loop stays responsive); the traffic monitor
+ * once a second; the LAN server by its UDP edge.
+ */
+import type { Clock, TimerId } from '../../board/common/clock.ts';
+import type { Logger } from '../../board/common/logger.ts';
+import type { ShelfConfig } from '../config/types.ts';
+import { DataPlane } from '../dataplane/data-plane.ts';
+import type { DataPlaneStats, RsTable } from '../dataplane/types.ts';
+import { TrafficSource, type Pacing, type TrafficInput } from '../dataplane/traffic.ts';
+import type { LanServer } from '../ipmi/lan-server.ts';
+import type { ProvisionResult } from '../ipmi/users.ts';
+import { Shelf } from '../model/shelf.ts';
+import { resolveShelfConfig, type ConfigInput, type ResolvedShelf } from '../persistence/config-selection.ts';
+import type { Store } from '../persistence/store.ts';
+import { PersistentUserStore } from '../persistence/user-store.ts';
+import type { Platform } from '../platform.ts';
+import { operatorCommands, type OperatorCommands } from './commands.ts';
+import { EventFeed } from './event-feed.ts';
+import type { HaFactory, HaPart } from './ha-seam.ts';
+import { baseIpmiFactory, cryptoRandomBytes, ipmiSettings, provisionAdmin, type AdminOptions, type IpmiFactory, type IpmiRuntimeOptions } from './ipmi.ts';
+import { TrafficMonitor } from './traffic-monitor.ts';
+import type { EmulatorView, Endpoints, TrafficSourceView } from './view.ts';
+
+/** A bound listener of the IPMI LAN server (the UDP edge, chassis/io/udp-ipmi.ts, in `start`). */
+export interface IpmiListener {
+  /** Bound address. */
+  address: string;
+  port: number;
+  /** Closes the socket. */
+  stop(): Promise<void>;
+}
+
+/** Starts serving a LanServer (binds a socket). @throws what binding throws (address in use …) */
+export type IpmiListen = (server: LanServer, settings: { bind: string; port: number }) => Promise<IpmiListener>;
+
+/** The traffic the emulator loops. */
+export interface TrafficOptions {
+  /** Capture inputs (chassis/dataplane/traffic.ts: `memoryInput` for the bundled capture, a file
+   * input over chassis/io/capture-file.ts for `--replay`). */
+  inputs: readonly TrafficInput[];
+  /** Name shown in the TUI title and the ready line ('bundled' or the path). */
+  label: string;
+  /** Capture pace (default) or a fixed rate in packets/s. */
+  pacing: Extract<Pacing, { mode: 'capture' } | { mode: 'rate' }>;
+  /** Packets per pump at most [2048]. */
+  pumpBudget?: number;
+}
+
+/** How to build an emulator. Defaults in brackets. */
+export interface EmulatorOptions {
+  /** Clock, logger, randomness. SystemClock for `start`, SimClock for simulated runs. */
+  platform: Platform;
+  /** The opened database. */
+  store: Store;
+  /** Close the store in stop() [false]. */
+  ownsStore?: boolean;
+  /** `--config`: a shelf YAML that replaces the stored one. */
+  configInput?: ConfigInput;
+  /** The shipped default shelf (used by a new database without `--config`). */
+  defaultShelf: ConfigInput;
+  /** Unix ms at `platform.clock.now()`: base of the SEL clock, `stored_at` of the config. */
+  wallTimeMs: number;
+  /** Session-table capacity per processor board [the config's sessions.capacity, 1,500,000]. */
+  sessionCapacity?: number;
+  /** Hot-swap step time override, ms [the config's hot_swap.step, 1 s]. */
+  hotSwapStepMs?: number;
+  /** Traffic to loop; omitted or false = none (the shelf idles). */
+  traffic?: TrafficOptions | false;
+  /** First-start administrator inputs. */
+  admin?: AdminOptions;
+  /** IPMI: omitted or false = no LanServer at all. */
+  ipmi?:
+    | false
+    | {
+        /** Flags over the YAML's `ipmi` section. */
+        options?: IpmiRuntimeOptions;
+        /** Builds the LanServer [baseIpmiFactory]. */
+        factory?: IpmiFactory;
+        /** Serves it (UDP). Omitted = the server exists but listens nowhere (simulated runs). */
+        listen?: IpmiListen;
+      };
+  /** The HA part (chassis/ha, issue 6), built once the shelf and data plane exist. */
+  ha?: HaFactory;
+  /** Cryptographically strong random bytes [node:crypto]. */
+  randomBytes?: (n: number) => Uint8Array;
+  /** Traffic monitor period, ms [1000]. */
+  statsSampleMs?: number;
+  /** Data-plane packets/s window, ms [2000]. */
+  rateWindowMs?: number;
+}
+
+/**
+ * A running emulator. Build with `Emulator.start(options)`; stop with `stop()`.
+ * Public parts are the ones other layers plug into (HA uses `dataPlane` and `shelf`; the TUI uses
+ * `view()`, `rsTable()` and `commands`).
+ */
+export class Emulator {
+  /** Operator command API (the TUI's keys; the same Shelf commands IPMI and scripts use). */
+  readonly commands: OperatorCommands;
+  /** Where it listens (the ready line). */
+  readonly endpoints: Endpoints = { consoles: {} };
+  /** The HA part, when wired. */
+  ha: HaPart | undefined;
+  /** The IPMI LAN server, when enabled. */
+  lanServer: LanServer | undefined;
+  /** Administrator provisioning result of this start (`generatedPassword` only on a first start without one given). */
+  readonly admin: ProvisionResult;
+
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly feed: EventFeed;
+  private readonly monitor: TrafficMonitor;
+  private source: TrafficSource | undefined;
+  private sourceLabel = '';
+  private sourcePacing: TrafficOptions['pacing'] | undefined;
+  private readonly reportedTrafficErrors = new Set<string>();
+  private listener: IpmiListener | undefined;
+  private tickTimer: TimerId | undefined;
+  private pumpTimer: TimerId | undefined;
+  private stopped = false;
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    private readonly opts: EmulatorOptions,
+    /** The shelf configuration in force and how it was chosen. */
+    readonly resolved: ResolvedShelf,
+    /** The configuration the shelf runs (resolved + overrides). */
+    readonly config: ShelfConfig,
+    /** The shelf model and its command API. */
+    readonly shelf: Shelf,
+    /** The data plane (hubs, processor boards). */
+    readonly dataPlane: DataPlane,
+    admin: ProvisionResult,
+  ) {
+    this.log = opts.platform.log.child({ module: 'chassis.runtime' });
+    this.clock = opts.platform.clock;
+    this.admin = admin;
+    this.feed = new EventFeed(shelf);
+    this.monitor = new TrafficMonitor(dataPlane, this.clock, { sampleMs: opts.statsSampleMs ?? 1000 });
+    this.commands = operatorCommands(shelf, () => this.ha);
+  }
+
+  /**
+   * Builds and starts an emulator.
+   * @throws ConfigError (bad `--config` or stored YAML: `file:line:column: …`), StoreError (the
+   *   database cannot be used), CommandError (administrator name/password refused by the policy),
+   *   TypeError/RangeError (inconsistent options), and what `ipmi.listen` throws (address in use).
+   *   On a throw, everything started so far is stopped again (the store stays open unless owned).
+   */
+  static async start(opts: EmulatorOptions): Promise<Emulator> {
+    const { platform, store } = opts;
+    const log = platform.log.child({ module: 'chassis.runtime' });
+    let resolved: ResolvedShelf;
+    try {
+      resolved = resolveShelfConfig(store, {
+        ...(opts.configInput ? { given: opts.configInput } : {}),
+        defaultShelf: opts.defaultShelf,
+        nowMs: opts.wallTimeMs,
+        log: platform.log,
+      });
+    } catch (e) {
+      if (opts.ownsStore) store.close();
+      throw e;
+    }
+    if (resolved.replaced) log.warn({ category: 'config', source: resolved.source }, `the shelf stored in the database was replaced by ${resolved.source}`);
+    let config = resolved.config;
+    if (opts.hotSwapStepMs !== undefined) {
+      if (!(opts.hotSwapStepMs >= 0 && Number.isFinite(opts.hotSwapStepMs))) {
+        if (opts.ownsStore) store.close();
+        throw new RangeError(`hot-swap step must be ≥ 0 ms, got ${opts.hotSwapStepMs}`);
+      }
+      config = { ...config, hotSwap: { ...config.hotSwap, stepMs: opts.hotSwapStepMs } };
+    }
+    const randomBytes = opts.randomBytes ?? cryptoRandomBytes;
+    let admin: ProvisionResult;
+    let dataPlane: DataPlane;
+    let shelf: Shelf;
+    try {
+      admin = provisionAdmin(new PersistentUserStore(store), opts.admin ?? {}, randomBytes);
+      dataPlane = new DataPlane({
+        config,
+        platform,
+        ...(opts.sessionCapacity !== undefined ? { sessionCapacity: opts.sessionCapacity } : {}),
+        ...(opts.rateWindowMs !== undefined ? { rateWindowMs: opts.rateWindowMs } : {}),
+      });
+      shelf = Shelf.open({ config, platform, store, dataPlane, selTimeBase: Math.floor(opts.wallTimeMs / 1000) });
+    } catch (e) {
+      if (opts.ownsStore) store.close();
+      throw e;
+    }
+    const em = new Emulator(opts, resolved, config, shelf, dataPlane, admin);
+    try {
+      await em.startParts(randomBytes);
+    } catch (e) {
+      await em.stop();
+      throw e;
+    }
+    return em;
+  }
+
+  private async startParts(randomBytes: (n: number) => Uint8Array): Promise<void> {
+    const opts = this.opts;
+    if (opts.ha) this.ha = await opts.ha({ shelf: this.shelf, dataPlane: this.dataPlane, platform: opts.platform, config: this.config });
+    this.scheduleTick(0);
+    this.monitor.start();
+    if (opts.traffic) this.startTraffic(opts.traffic);
+    if (opts.ipmi) {
+      const settings = ipmiSettings(this.config, opts.ipmi.options ?? {});
+      const factory = opts.ipmi.factory ?? baseIpmiFactory;
+      this.lanServer = factory({
+        shelf: this.shelf,
+        config: this.config,
+        users: new PersistentUserStore(opts.store),
+        platform: opts.platform,
+        settings,
+        randomBytes,
+        log: opts.platform.log,
+      });
+      if (opts.ipmi.listen) {
+        this.listener = await opts.ipmi.listen(this.lanServer, { bind: settings.bind, port: settings.port });
+        this.endpoints.ipmi = hostPort(this.listener.address, this.listener.port);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ timers
+
+  private scheduleTick(delay: number): void {
+    if (this.stopped) return;
+    this.tickTimer = this.clock.setTimeout(() => {
+      const now = this.clock.now();
+      let next = now + 1000;
+      try {
+        next = this.dataPlane.tick(now);
+      } catch (e) {
+        this.log.error({ category: 'internal', err: String(e) }, 'data-plane tick failed');
+      }
+      this.scheduleTick(Math.max(10, Math.min(1000, next - now)));
+    }, delay);
+  }
+
+  private startTraffic(t: TrafficOptions): void {
+    this.sourceLabel = t.label;
+    this.sourcePacing = t.pacing;
+    const source = new TrafficSource({
+      inputs: t.inputs,
+      sink: this.dataPlane,
+      loops: Infinity,
+      pacing: t.pacing,
+      startMs: this.clock.now(),
+    });
+    this.source = source;
+    const budget = t.pumpBudget ?? 2048;
+    const pump = () => {
+      this.pumpTimer = undefined;
+      if (this.stopped) return;
+      const now = this.clock.now();
+      let next: number;
+      try {
+        next = source.pump(now, budget);
+      } catch (e) {
+        this.log.error({ category: 'traffic', err: String(e) }, 'traffic source failed; traffic stopped');
+        return;
+      }
+      this.reportTrafficErrors(source);
+      if (!Number.isFinite(next)) {
+        this.log.warn({ category: 'traffic', errors: source.errors }, 'traffic source has nothing left to deliver; traffic stopped');
+        return;
+      }
+      // Budget ran out (next == now): go on at once, letting other events in between.
+      this.pumpTimer = this.clock.setTimeout(pump, Math.max(0, Math.min(50, next - now)));
+    };
+    this.pumpTimer = this.clock.setTimeout(pump, 0);
+  }
+
+  private reportTrafficErrors(source: TrafficSource): void {
+    for (const e of source.errors) {
+      const key = `${e.input}\0${e.message}`;
+      if (this.reportedTrafficErrors.has(key)) continue;
+      this.reportedTrafficErrors.add(key);
+      this.log.warn({ category: 'traffic', input: e.input, packetsBefore: e.packetsBefore, err: e.message }, `capture input ${e.input}: ${e.message}`);
+    }
+  }
+
+  // ------------------------------------------------------------------ what front ends read
+
+  /** The traffic source's figures (absent without traffic). */
+  sourceView(): TrafficSourceView | undefined {
+    if (!this.source || !this.sourcePacing) return undefined;
+    const c = this.source.counters();
+    return {
+      file: this.sourceLabel,
+      rate: this.sourcePacing.mode === 'rate' ? this.sourcePacing.pps : 'capture',
+      loops: c.loopsDone,
+      packets: c.packets,
+    };
+  }
+
+  /** Latest data-plane sample (refreshed by the monitor once per sample period). */
+  get traffic(): DataPlaneStats {
+    return this.monitor.latest;
+  }
+
+  /** Takes a data-plane sample now (tests and shutdown reports). */
+  sampleTraffic(): DataPlaneStats {
+    return this.monitor.sample();
+  }
+
+  /** The bundle the TUI and the stats line render. */
+  view(): EmulatorView {
+    const src = this.sourceView();
+    return {
+      snapshot: this.shelf.snapshot(),
+      traffic: this.monitor.latest,
+      history: this.monitor.history(),
+      totalHistory: this.monitor.totalHistory(),
+      events: this.feed.entries(),
+      ha: this.ha?.status() ?? [],
+      haAvailable: this.ha !== undefined,
+      endpoints: this.endpoints,
+      ...(src ? { source: src } : {}),
+      sessionCapacity: this.dataPlane.sessionCapacity,
+    };
+  }
+
+  /** The RS table of the processor board in `slot`, or undefined for other slots. */
+  rsTable(slot: number): RsTable | undefined {
+    return this.dataPlane.boardSlots.includes(slot) ? this.dataPlane.rsTable(slot) : undefined;
+  }
+
+  /** The event feed (SEL entries with their sources). */
+  get events(): EventFeed {
+    return this.feed;
+  }
+
+  // ------------------------------------------------------------------ shutdown
+
+  /**
+   * Stops everything in reverse order: traffic, IPMI socket, HA, timers, shelf (persists the POH
+   * counter), then closes the store when it owns it. Idempotent; never throws (problems are logged).
+   */
+  stop(): Promise<void> {
+    if (this.stopping) return this.stopping;
+    this.stopping = this.doStop();
+    return this.stopping;
+  }
+
+  private async doStop(): Promise<void> {
+    this.stopped = true;
+    const step = async (what: string, fn: () => void | Promise<void>) => {
+      try {
+        await fn();
+      } catch (e) {
+        this.log.error({ category: 'shutdown', part: what, err: String(e) }, `stopping ${what} failed`);
+      }
+    };
+    if (this.pumpTimer !== undefined) this.clock.clearTimeout(this.pumpTimer);
+    if (this.tickTimer !== undefined) this.clock.clearTimeout(this.tickTimer);
+    await step('traffic', () => this.source?.close());
+    await step('ipmi', () => this.listener?.stop());
+    await step('ha', () => this.ha?.stop());
+    await step('monitor', () => this.monitor.stop());
+    await step('feed', () => this.feed.close());
+    await step('shelf', () => this.shelf.close());
+    if (this.opts.ownsStore) await step('store', () => this.opts.store.close());
+  }
+}
+
+/** `host:port`, with brackets for IPv6. */
+export function hostPort(address: string, port: number): string {
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+}

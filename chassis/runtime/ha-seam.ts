@@ -1,0 +1,60 @@
+/**
+ * The seam where the HA layer (chassis/ha, issue 6) plugs into the emulator composition.
+ *
+ * The emulator does not know how pairs arbitrate; it asks an optional `HaPart` for three things:
+ * operator actions (`switchover`, `hang`, `heal`), a read-only status for the TUI and the stats
+ * line, and a clean stop. Role changes reach the shelf through `Shelf.setRole` (persisted, one SEL
+ * record each), so the TUI's front view shows roles from the ChassisSnapshot whether or not the
+ * HA part also reports live details (heartbeat age, watchdog countdown, sync lag) here.
+ *
+ * Until the HA part is wired, `Emulator.ha` is undefined and the TUI keys `s` and `w` answer
+ * "not available yet" (CommandError code `not_available`), honestly.
+ */
+import type { DataPlanePort } from '../model/data-plane-port.ts';
+import type { Shelf } from '../model/shelf.ts';
+import type { Platform } from '../platform.ts';
+import type { ShelfConfig } from '../config/types.ts';
+
+/** Live HA figures of one pair member, per share (for the TUI's detail pane). */
+export interface HaMemberView {
+  /** Share or pair, e.g. `shmc`, `lb1/slot3`. */
+  share: string;
+  /** Node name: `shmc-a`, `slot3`, … */
+  node: string;
+  /** Role name as issue 6 spells it (`active`, `standby.hot`, …). */
+  role: string;
+  epoch: number;
+  /** Ms since the peer's last heartbeat (Infinity when never heard). */
+  heartbeatAgeMs: number;
+  /** Ms left on the node's IPMI watchdog, undefined when it is stopped. */
+  watchdogMs?: number;
+  /** Session-sync lag (owner side), ms. */
+  syncLagMs?: number;
+  /** Alarms raised on this member. */
+  alarms: readonly string[];
+}
+
+/** What the emulator needs from the HA layer. Every method may throw CommandError (refusals). */
+export interface HaPart {
+  /** Planned switchover of a pair (`shmc`, `lb1`, or a share `lb1/slot3`): TUI `s`, clia, IPMI. */
+  switchover(pair: string): void;
+  /** Stops a node feeding its watchdog (TUI `w`): the watchdog expires and the node is reset. */
+  hang(node: string): void;
+  /** Ends a hang before the watchdog does. */
+  heal(node: string): void;
+  /** Live status of every member (may be empty). */
+  status(): readonly HaMemberView[];
+  /** Stops the machines and their timers. */
+  stop(): void | Promise<void>;
+}
+
+/** What an HA factory receives: the shelf (for roles and SEL), the data plane and the platform. */
+export interface HaContext {
+  shelf: Shelf;
+  dataPlane: DataPlanePort;
+  platform: Platform;
+  config: ShelfConfig;
+}
+
+/** Builds the HA part once the shelf and data plane exist. */
+export type HaFactory = (ctx: HaContext) => HaPart | Promise<HaPart>;
