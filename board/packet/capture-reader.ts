@@ -57,6 +57,17 @@ interface Iface {
   res: TsResolution;
 }
 
+const REC_HDR = PCAP_RECORD_HEADER_LEN;
+const MAX_REC = MAX_CAPLEN;
+
+function le32(b: Uint8Array, p: number): number {
+  return (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24)) >>> 0;
+}
+
+function be32(b: Uint8Array, p: number): number {
+  return ((b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!) >>> 0;
+}
+
 const FMT_UNKNOWN = 0;
 const FMT_PCAP = 1;
 const FMT_PCAPNG = 2;
@@ -231,24 +242,31 @@ export class CaptureReader {
     return off;
   }
 
-  /** Fast loop over pcap records. */
+  /** Fast loop over pcap records (module-local helpers and constants: no cross-module access). */
   private runPcap(b: Uint8Array, off: number, end: number): number {
     const le = this.le;
     const r = this.rec;
     const nano = this.nano;
-    while (!this.stopped && !this.paused && end - off >= PCAP_RECORD_HEADER_LEN) {
-      const caplen = u32(b, off + 8, le);
-      if (caplen > MAX_CAPLEN) throw this.bigRecord(caplen, this.fileOff);
-      const total = PCAP_RECORD_HEADER_LEN + caplen;
+    while (!this.stopped && !this.paused && end - off >= REC_HDR) {
+      const caplen = le ? le32(b, off + 8) : be32(b, off + 8);
+      if (caplen > MAX_REC) throw this.bigRecord(caplen, this.fileOff);
+      const total = REC_HDR + caplen;
       if (end - off < total) break;
       r.number = ++this.count;
-      r.tsSec = u32(b, off, le);
-      const frac = u32(b, off + 4, le);
+      let frac: number;
+      if (le) {
+        r.tsSec = le32(b, off);
+        frac = le32(b, off + 4);
+        r.origLen = le32(b, off + 12);
+      } else {
+        r.tsSec = be32(b, off);
+        frac = be32(b, off + 4);
+        r.origLen = be32(b, off + 12);
+      }
       r.tsNsec = nano ? frac : frac * 1000;
       r.caplen = caplen;
-      r.origLen = u32(b, off + 12, le);
       r.buf = b;
-      r.offset = off + PCAP_RECORD_HEADER_LEN;
+      r.offset = off + REC_HDR;
       r.fileOffset = this.fileOff;
       off += total;
       this.fileOff += total;
