@@ -110,11 +110,20 @@ export function runReplay(o: ReplayOptions): ReplayResult {
         }
       },
     }));
-    const src = new TrafficSource({ inputs, sink: dp, loops, pacing: { mode: 'asap' }, startMs: 'capture' });
+    // Data time starts at 0 (whole ms, see TrafficSource.integerTime); --out adds the capture's
+    // first timestamp back so the written frames carry capture times.
+    const src = new TrafficSource({
+      inputs, sink: dp, loops, pacing: { mode: 'asap' }, startMs: 0,
+      onOrigin: (ms) => {
+        if (writer) writer.offsetMs = ms;
+      },
+    });
     const total = src.totalBytes;
+    const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     while (src.runSlice(1 << 16)) o.onProgress?.(src.progressBytes, total, src.counters().packets);
     const elapsedNs = Number(process.hrtime.bigint() - t0);
+    const cpu = process.cpuUsage(c0);
     src.close();
     o.onProgress?.(total, total, src.counters().packets);
     writer?.close();
@@ -125,6 +134,7 @@ export function runReplay(o: ReplayOptions): ReplayResult {
       sessionCapacity: capacity,
       stats,
       elapsedMs: elapsedNs / 1e6,
+      cpuMs: (cpu.user + cpu.system) / 1000,
       out: writer ? { file: writer.path, frames: writer.frames } : null,
     });
     return { report, errors: src.errors.map((e) => `${e.input}: ${e.message}`), dataPlane: dp };

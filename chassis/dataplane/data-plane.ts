@@ -33,8 +33,6 @@ import type { Logger } from '../../board/common/logger.ts';
 import type { PacketView } from '../../board/packet/flow-tuple.ts';
 import { addressText } from '../../board/packet/flow-tuple.ts';
 import { EcmpGroup } from '../../board/switch/ecmp-group.ts';
-import { FLOW_KEY_BYTES, writeFlowKey } from '../../board/switch/field-select.ts';
-import { FlowSet } from '../../board/switch/flow-set.ts';
 import { SwitchBoard } from '../../board/switch/switch-board.ts';
 import { ProcessorBoard } from '../../board/processor/processor-board.ts';
 import type { ProcessorEvent } from '../../board/processor/processor-board.ts';
@@ -43,6 +41,7 @@ import { STATE_NAMES } from '../../board/processor/tcp-state.ts';
 import { ecmpMembers, hubSlots, processorSlots } from '../config/shelf-config.ts';
 import type { DataPlanePort, ServiceChange } from '../model/data-plane-port.ts';
 import type { Platform } from '../platform.ts';
+import { FlowCounter } from './flow-counter.ts';
 import { RateWindow } from './rate-window.ts';
 import {
   DATAPLANE_DROP_REASONS,
@@ -89,8 +88,7 @@ export class DataPlane implements DataPlanePort {
   private packets = 0;
   private bytes = 0;
   private flows = 0;
-  private readonly flowSet = new FlowSet(1 << 16);
-  private readonly flowKey = new Uint8Array(FLOW_KEY_BYTES);
+  private readonly flowCounter = new FlowCounter(1 << 16);
   private readonly hubFlows: Float64Array;
   private readonly boardFlows: Float64Array;
   /** Flows per (hub, board): index hub × nBoards + board. */
@@ -170,26 +168,24 @@ export class DataPlane implements DataPlanePort {
     this.bytes += pkt.origLen;
     const hi = this.pickHub(pkt);
     const d = this.hubs[hi]!.ingress(pkt, now);
-    if (!d.forward) return -1;
-    const slot = d.slot;
-    const bi = this.boardIdx[slot]!;
-    if (bi < 0) return -1;
-    const n = writeFlowKey(pkt.outer, this.flowKey);
-    if (n > 0) {
-      const v = (hi << 16) | d.port;
-      const prev = this.flowSet.record(this.flowKey, n, v);
-      if (prev !== v) {
-        if (prev < 0) {
-          this.flows++;
-          this.hubFlows[hi]!++;
-          this.boardFlows[bi]!++;
-        } else {
-          if (prev >>> 16 !== hi) this.hubFlows[hi]!++;
-          if ((prev & 0xffff) !== d.port) this.boardFlows[bi]!++;
-        }
+    const fwd = d.forward;
+    const slot = fwd ? d.slot : -1;
+    const bi = fwd ? this.boardIdx[slot]! : -1;
+    // One probe: is the conversation new, and which (hub, port) did it take last time?
+    const port = bi >= 0 ? d.port : 0xffff;
+    const v = (hi << 16) | port;
+    const prev = this.flowCounter.record(pkt.outer, v);
+    if (prev !== v && prev !== -2) {
+      if (prev === -1) {
+        this.flows++;
+        this.hubFlows[hi]!++;
+      } else if (prev >>> 16 !== hi) this.hubFlows[hi]!++;
+      if (bi >= 0) {
+        if (prev < 0 || (prev & 0xffff) !== port) this.boardFlows[bi]!++;
         this.hubPortFlows[hi * this.boards.length + bi]!++;
       }
     }
+    if (bi < 0) return -1;
     this.boards[bi]!.handle(pkt, now);
     return slot;
   }
@@ -528,7 +524,7 @@ function hubRx(h: SwitchBoard): { packets: number; bytes: number } {
 }
 
 /**
- * Symmetric 32-bit hash of a packet's outer conversation (addresses and ports, order-free), or of
+ * Symmetric 30-bit hash of a packet's outer conversation (addresses and ports, order-free), or of
  * its MAC pair for non-IP frames; 0 when neither exists. Allocation-free.
  */
 export function symmetricHash(pkt: PacketView): number {
@@ -553,7 +549,8 @@ export function symmetricHash(pkt: PacketView): number {
   }
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
+  // 30 bits: a small integer in V8 (no heap number per call)
+  return (h ^ (h >>> 16)) >>> 2;
 }
 
 /** max/mean of a list of counts (0 when the mean is 0). */

@@ -50,6 +50,9 @@ export interface ReplayReport {
   port_imbalance: Array<{ hub: number; imbalance: number }>;
   sessions: { created: number; active: number; evicted: number; expired: number; capacity_per_board: number };
   elapsed_ms: number;
+  /** CPU time (user + system) of the process during the data path, ms: on a loaded machine the
+   * wall-clock figure includes time the process waited for a core. */
+  cpu_ms: number;
   pps: number;
   ns_per_packet: number;
   /** Original-length bytes per second of data-path time. */
@@ -63,8 +66,10 @@ export interface ReplayReportInput {
   loops: number;
   sessionCapacity: number;
   stats: DataPlaneStats;
-  /** Data-path time, ms. */
+  /** Data-path time, ms (wall clock). */
   elapsedMs: number;
+  /** CPU time during the data path, ms. */
+  cpuMs: number;
   out: ReplayReport['out'];
 }
 
@@ -102,6 +107,7 @@ export function buildReplayReport(i: ReplayReportInput): ReplayReport {
       capacity_per_board: i.sessionCapacity,
     },
     elapsed_ms: round(elapsed, 3),
+    cpu_ms: round(i.cpuMs, 3),
     pps: elapsed > 0 ? Math.round((packets * 1000) / elapsed) : 0,
     ns_per_packet: packets > 0 ? round((elapsed * 1e6) / packets, 1) : 0,
     bps: elapsed > 0 ? Math.round((s.totals.bytes * 1000) / elapsed) : 0,
@@ -136,7 +142,7 @@ export function formatReplayReport(r: ReplayReport): string {
   L.push('');
   L.push(`sessions: ${r.sessions.created} created, ${r.sessions.active} active, ${r.sessions.evicted} evicted, ${r.sessions.expired} expired (capacity ${r.sessions.capacity_per_board} per board)`);
   L.push(`drops: ${DATAPLANE_DROP_REASONS.map((k) => `${k}=${r.drops[k]}`).join(' ')}`);
-  L.push(`throughput: ${r.pps} packets/s, ${r.ns_per_packet} ns/packet, ${(r.bps * 8 / 1e6).toFixed(1)} Mbit/s over ${r.elapsed_ms.toFixed(1)} ms of data path`);
+  L.push(`throughput: ${r.pps} packets/s, ${r.ns_per_packet} ns/packet, ${(r.bps * 8 / 1e6).toFixed(1)} Mbit/s over ${r.elapsed_ms.toFixed(1)} ms of data path (${r.cpu_ms.toFixed(1)} ms CPU)`);
   if (r.out) L.push(`wrote ${r.out.frames} frames to ${r.out.file}`);
   return `${L.join('\n')}\n`;
 }

@@ -82,9 +82,15 @@ export interface TrafficSourceOptions {
   /** Passes over all inputs (default 1; Infinity loops for ever). */
   loops?: number;
   pacing?: Pacing;
-  /** Data-plane time of the first packet, ms (default 0; `start` passes clock.now()), or
-   * 'capture': the first timestamp of the first input (replay, so `--out` keeps capture times). */
-  startMs?: number | 'capture';
+  /** Data-plane time of the first packet, ms (default 0; `start` passes clock.now()). */
+  startMs?: number;
+  /** Whole milliseconds (default true in asap mode, false when paced): every data time is
+   * rounded down to an integer, so in V8 it stays a small integer end to end and the per-packet
+   * path allocates no heap number for it (until 2^30 ms ≈ 12 days of capture time). */
+  integerTime?: boolean;
+  /** Called once with the capture timestamp (ms since 1970, fractional) of the run's first
+   * timestamped packet: data time `startMs` corresponds to it (a pcap writer adds the offset). */
+  onOrigin?: (captureMs: number) => void;
   /** Longest forward step between two consecutive packets, ms (default: unlimited in asap mode,
    * 1000 in capture-paced mode so an idle stretch of the capture does not idle the shelf). */
   maxGapMs?: number;
@@ -114,6 +120,10 @@ export interface TrafficCounters {
 }
 
 const HOLD_MAX = 1 << 18;
+const T_LAST = 0;
+const T_BASE = 1;
+const T_FIRST = 2;
+const T_PREV = 3;
 /** Records delivered per pump slice in asap mode before control returns to the caller. */
 const DEFAULT_SLICE = 65536;
 
@@ -141,13 +151,10 @@ export class TrafficSource implements CaptureHandler {
   private packets = 0;
   private bytes = 0;
   private bytesDone = 0;
-  /** Data time of the last packet, ms. */
-  private last: number;
-  /** Data time at which the current pass started, and the pass's first capture timestamp (ms). */
-  private passBase: number;
-  private passFirstTs = NaN;
-  /** Capture time of the previous packet of this pass (ms), for gap capping. */
-  private prevTs = NaN;
+  /** Time state in a typed array (stores of doubles there never allocate): T_LAST data time of
+   * the last packet; T_BASE data time at which the current pass started; T_FIRST the pass's first
+   * capture timestamp (NaN until seen); T_PREV capture time of the previous packet (ms). */
+  private readonly tm = new Float64Array(4);
   // pacing
   private limit = Infinity;
   private slice = DEFAULT_SLICE;
@@ -155,7 +162,8 @@ export class TrafficSource implements CaptureHandler {
   private readonly rateStep: number;
   private readonly speed: number;
   private readonly startMs: number;
-  private captureOrigin: boolean;
+  private readonly integerTime: boolean;
+  private onOrigin: ((captureMs: number) => void) | null;
   // one held record (paced mode: the next packet is not yet due)
   private held = false;
   private heldDue = 0;
@@ -182,10 +190,13 @@ export class TrafficSource implements CaptureHandler {
     this.maxGap = opts.maxGapMs ?? (this.pacing.mode === 'capture' ? 1000 : Infinity);
     if (!(this.maxGap >= 0)) throw new RangeError(`maxGapMs must be ≥ 0, got ${this.maxGap}`);
     this.shiftPorts = opts.shiftPorts ?? true;
-    this.captureOrigin = opts.startMs === 'capture';
-    this.startMs = typeof opts.startMs === 'number' ? opts.startMs : 0;
-    this.last = this.startMs;
-    this.passBase = this.startMs;
+    this.startMs = opts.startMs ?? 0;
+    this.integerTime = opts.integerTime ?? this.pacing.mode === 'asap';
+    this.onOrigin = opts.onOrigin ?? null;
+    this.tm[T_LAST] = this.startMs;
+    this.tm[T_BASE] = this.startMs;
+    this.tm[T_FIRST] = NaN;
+    this.tm[T_PREV] = NaN;
     this.feeds = this.inputs.map(() => null);
     this.formats = this.inputs.map(() => null);
     this.failed = new Uint8Array(this.inputs.length);
@@ -196,7 +207,7 @@ export class TrafficSource implements CaptureHandler {
 
   /** Counters (fresh object). */
   counters(): TrafficCounters {
-    return { packets: this.packets, bytes: this.bytes, loopsDone: this.loop, loop: this.loop, done: this.done, lastMs: this.last };
+    return { packets: this.packets, bytes: this.bytes, loopsDone: this.loop, loop: this.loop, done: this.done, lastMs: this.tm[T_LAST]! };
   }
 
   /** True once every loop of every input has been delivered. */
@@ -306,9 +317,9 @@ export class TrafficSource implements CaptureHandler {
 
   private beginPass(): void {
     this.passStarted = true;
-    this.passBase = this.packets === 0 ? this.startMs : this.last + 1;
-    this.passFirstTs = NaN;
-    this.prevTs = NaN;
+    this.tm[T_BASE] = this.packets === 0 ? this.startMs : this.tm[T_LAST]! + 1;
+    this.tm[T_FIRST] = NaN;
+    this.tm[T_PREV] = NaN;
   }
 
   private nextInput(): void {
@@ -353,7 +364,7 @@ export class TrafficSource implements CaptureHandler {
       this.heldLink = rec.linkType;
       this.heldDue = due;
       this.held = true;
-      this.last = due;
+      this.tm[T_LAST] = due;
       return false;
     }
     const p = this.parser.parseAt(rec.buf, rec.offset, rec.caplen, rec.linkType, rec.origLen);
@@ -363,36 +374,35 @@ export class TrafficSource implements CaptureHandler {
 
   /** The data time of a record (advances the pass clock). */
   private timeOf(rec: CaptureRecord): number {
+    const tm = this.tm;
+    const last = tm[T_LAST]!;
     let t: number;
     if (this.pacing.mode === 'rate') {
-      t = this.packets === 0 && !this.held ? this.startMs : this.last + this.rateStep;
+      t = this.packets === 0 && !this.held ? this.startMs : last + this.rateStep;
     } else if (!rec.hasTimestamp) {
-      t = this.last;
+      t = last;
     } else {
       const ts = rec.tsSec * 1000 + rec.tsNsec / 1e6;
-      if (this.passFirstTs !== this.passFirstTs) {
-        if (this.captureOrigin) {
-          // replay: time starts at the capture's first timestamp (once, for the whole run)
-          this.captureOrigin = false;
-          if (Number.isFinite(ts)) {
-            this.passBase = ts;
-            this.last = ts;
-          }
+      if (tm[T_FIRST]! !== tm[T_FIRST]!) {
+        if (this.onOrigin !== null) {
+          const f = this.onOrigin;
+          this.onOrigin = null;
+          f(ts - (last - this.startMs));
         }
-        this.passFirstTs = ts;
-        this.prevTs = ts;
-        t = this.passBase;
+        tm[T_FIRST] = ts;
+        tm[T_PREV] = ts;
+        t = tm[T_BASE]!;
       } else {
-        let dt = (ts - this.prevTs) / this.speed;
+        let dt = (ts - tm[T_PREV]!) / this.speed;
         if (!(dt > 0)) dt = 0;
         else if (dt > this.maxGap) dt = this.maxGap;
-        this.prevTs = ts;
-        t = this.last + dt;
+        tm[T_PREV] = ts;
+        t = last + dt;
       }
     }
-    if (t < this.last) t = this.last;
-    this.last = t;
-    return t;
+    if (t < last) t = last;
+    tm[T_LAST] = t;
+    return this.integerTime ? Math.floor(t) : t;
   }
 
   private deliverParsed(p: ParsedPacket, now: number): void {

@@ -8,8 +8,8 @@
  * link type 1 (EN10MB, the boards emit Ethernet II frames); then per frame a 16-byte record header
  * (ts_sec, ts_usec, incl_len, orig_len) and the captured bytes. orig_len is the frame's wire
  * length, which exceeds incl_len when the inner packet was cut by the original capture's snaplen.
- * Timestamps: the `timestampMs` the board was given (replay passes capture time), clamped to the
- * 32-bit seconds field.
+ * Timestamps: the `timestampMs` the board was given plus `offsetMs` (replay: the capture time of
+ * data time 0), clamped to the 32-bit seconds field.
  *
  * Errors: node:fs errors (open, write) are thrown as they come (ENOENT, EACCES, ENOSPC…).
  */
@@ -24,6 +24,8 @@ const BUF = 1 << 20;
 export class PcapFileWriter implements EmitSink {
   /** Frames written. */
   frames = 0;
+  /** Added to every timestamp, ms (replay sets it to the capture time of data time 0). */
+  offsetMs = 0;
   /** Bytes written to the file so far (header included; buffered bytes count once flushed). */
   bytesWritten = 0;
   private fd: number;
@@ -53,8 +55,9 @@ export class PcapFileWriter implements EmitSink {
     if (this.fd < 0) return;
     const n = length > PCAP_OUT_SNAPLEN ? PCAP_OUT_SNAPLEN : length;
     if (this.len + 16 + n > BUF) this.flush();
-    let sec = Math.floor(timestampMs / 1000);
-    let usec = Math.floor((timestampMs - sec * 1000) * 1000);
+    const ts = timestampMs + this.offsetMs;
+    let sec = Math.floor(ts / 1000);
+    let usec = Math.floor((ts - sec * 1000) * 1000);
     if (!(sec >= 0)) {
       sec = 0;
       usec = 0;

@@ -1,0 +1,150 @@
+/**
+ * Shelf-wide distinct-conversation counting for the data plane's statistics (`flows` in
+ * `replay` and the stats snapshot): one probe per packet tells whether the conversation is new,
+ * and which (hub, port) it went to last, so flows are counted in total, per hub, per processor
+ * board and per hub port in one step.
+ *
+ * A conversation is the processor boards' session key (board/processor/tcam/session-table.ts):
+ * TCP/UDP/SCTP by 5-tuple when ports may be used (FlowTuple.hashPorts), other IP protocols and
+ * fragments by address pair and protocol; direction-insensitive (the endpoints in canonical
+ * order: lower address, then lower port, first); non-IP frames (family 0) are not flows.
+ *
+ * Storage: open addressing over typed arrays (linear probing, load ≤ 0.5, doubling), keyed by a
+ * 62-bit fingerprint made directly from the tuple's 32-bit words (two multiplicative hashes with
+ * different seeds), so nothing is built per packet; the chance that two of a million
+ * conversations share a fingerprint is about 10^-7 (FlowSet in board/switch makes the same
+ * trade). Values are small integers chosen by the caller. Allocation-free except when doubling.
+ */
+import type { FlowTuple } from '../../board/packet/flow-tuple.ts';
+
+const SEED_A = 0x2545f491;
+const SEED_B = 0x9e3779b9;
+
+/** Distinct-conversation map: fingerprint → last value. */
+export class FlowCounter {
+  private fa: Int32Array;
+  private fb: Int32Array;
+  private val: Int32Array;
+  private mask: number;
+  private n = 0;
+  /** Fingerprint halves of the tuple last given to `record` (scratch, to avoid returning pairs). */
+  private ha = 0;
+  private hb = 0;
+
+  /** @param initialCapacity slots at start (rounded up to a power of two, ≥ 1024) */
+  constructor(initialCapacity = 1 << 16) {
+    let c = 1024;
+    while (c < initialCapacity) c *= 2;
+    this.fa = new Int32Array(c);
+    this.fb = new Int32Array(c);
+    this.val = new Int32Array(c);
+    this.mask = c - 1;
+  }
+
+  /** Distinct conversations recorded. */
+  get size(): number {
+    return this.n;
+  }
+
+  /**
+   * Records that the conversation of `t` went to `value` (a non-negative 31-bit integer).
+   * @returns the value recorded last time, -1 when the conversation is new, -2 when `t` is not
+   *   a flow (no IP header)
+   */
+  record(t: FlowTuple, value: number): number {
+    if (t.family === 0) return -2;
+    this.fingerprint(t);
+    const a = this.ha;
+    const b = this.hb | 1;
+    let i = a & this.mask;
+    const fa = this.fa;
+    const fb = this.fb;
+    for (;;) {
+      const sb = fb[i]!;
+      if (sb === 0) break;
+      if (sb === b && fa[i] === a) {
+        const prev = this.val[i]!;
+        this.val[i] = value;
+        return prev;
+      }
+      i = (i + 1) & this.mask;
+    }
+    fa[i] = a;
+    fb[i] = b;
+    this.val[i] = value;
+    this.n++;
+    if (this.n * 2 > this.mask) this.grow();
+    return -1;
+  }
+
+  /** Forgets every conversation. */
+  clear(): void {
+    this.fa.fill(0);
+    this.fb.fill(0);
+    this.val.fill(0);
+    this.n = 0;
+  }
+
+  private fingerprint(t: FlowTuple): void {
+    const s = t.src;
+    const d = t.dst;
+    const words = t.family === 4 ? 1 : 4;
+    // canonical order: lower address first (unsigned, network order), then lower port
+    let swap = 0;
+    for (let w = 0; w < words && swap === 0; w++) {
+      const o = w << 2;
+      const x = ((s[o]! << 24) | (s[o + 1]! << 16) | (s[o + 2]! << 8) | s[o + 3]!) >>> 0;
+      const y = ((d[o]! << 24) | (d[o + 1]! << 16) | (d[o + 2]! << 8) | d[o + 3]!) >>> 0;
+      if (x !== y) swap = x > y ? 1 : -1;
+    }
+    const ports = t.hashPorts;
+    if (swap === 0 && ports && t.sport > t.dport) swap = 1;
+    const lo = swap === 1 ? d : s;
+    const hi = swap === 1 ? s : d;
+    let a = SEED_A ^ (t.family << 8) ^ t.proto;
+    let b = SEED_B ^ (t.family << 8) ^ t.proto;
+    for (let w = 0; w < words; w++) {
+      const o = w << 2;
+      const x = (lo[o]! << 24) | (lo[o + 1]! << 16) | (lo[o + 2]! << 8) | lo[o + 3]!;
+      const y = (hi[o]! << 24) | (hi[o + 1]! << 16) | (hi[o + 2]! << 8) | hi[o + 3]!;
+      a = Math.imul(a ^ x, 0xcc9e2d51);
+      a = Math.imul((a << 15) | (a >>> 17), 0x1b873593) ^ y;
+      b = Math.imul(b ^ y, 0x85ebca6b);
+      b = Math.imul((b << 13) | (b >>> 19), 0xc2b2ae35) ^ x;
+    }
+    if (ports) {
+      const p = swap === 1 ? (t.dport << 16) | t.sport : (t.sport << 16) | t.dport;
+      a = Math.imul(a ^ p, 0xcc9e2d51);
+      b = Math.imul(b ^ p, 0x85ebca6b);
+    } else {
+      a = Math.imul(a ^ 0x5bd1e995, 0xcc9e2d51);
+      b = Math.imul(b ^ 0x5bd1e995, 0x85ebca6b);
+    }
+    a = Math.imul(a ^ (a >>> 16), 0x85ebca6b);
+    a = Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
+    b = Math.imul(b ^ (b >>> 15), 0x2c1b3c6d);
+    b = Math.imul(b ^ (b >>> 12), 0x297a2d39);
+    this.ha = a ^ (a >>> 16);
+    this.hb = b ^ (b >>> 16);
+  }
+
+  private grow(): void {
+    const ofa = this.fa;
+    const ofb = this.fb;
+    const ov = this.val;
+    const c = (this.mask + 1) * 2;
+    this.fa = new Int32Array(c);
+    this.fb = new Int32Array(c);
+    this.val = new Int32Array(c);
+    this.mask = c - 1;
+    for (let j = 0; j < ofb.length; j++) {
+      const b = ofb[j]!;
+      if (b === 0) continue;
+      let i = ofa[j]! & this.mask;
+      while (this.fb[i] !== 0) i = (i + 1) & this.mask;
+      this.fa[i] = ofa[j]!;
+      this.fb[i] = b;
+      this.val[i] = ov[j]!;
+    }
+  }
+}
