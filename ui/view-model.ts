@@ -250,7 +250,7 @@ export function computeLayout(width: number, height: number, slots: number): Lay
   const frontRows = FRONT_ROWS.length;
   const paneTop = 1 + frontRows + 1;
   const paneHeight = Math.max(3, h - paneTop - 2);
-  const detailWidth = Math.max(20, Math.floor(w * 0.56));
+  const detailWidth = Math.max(20, Math.floor(w * 0.6));
   return {
     width: w,
     height: h,
@@ -350,7 +350,7 @@ function buildTitle(v: EmulatorView, l: Layout): Line {
     [
       { text: ' atcasim ', bold: true, inverse: true },
       { text: ` ${s.shelf.name} `, bold: true },
-      { text: `· ${src} · SEL clock ${clockText(s.selTime)} UTC` },
+      { text: `| ${src} | SEL clock ${clockText(s.selTime)} UTC` },
     ],
     l.width,
     true,
@@ -434,7 +434,7 @@ function sensorLine(x: SensorSnapshot, nameWidth: number): Line {
 function rsLines(t: RsTable): Line[] {
   const out: Line[] = [
     [{ text: 'Prot LocalAddress:Port Scheduler', bold: true }],
-    [{ text: '  -> RemoteAddress:Port Fwd  Weight  ActConn InActConn Health', bold: true }],
+    [{ text: '  -> RemoteAddress Fwd Weight  Active InAct', bold: true }],
   ];
   for (const s of t.services) {
     const flags = s.persistenceMs > 0 ? ` persistent ${Math.round(s.persistenceMs / 1000)}` : '';
@@ -444,8 +444,9 @@ function rsLines(t: RsTable): Line[] {
     ]);
     for (const r of s.realServers) {
       const w = r.effectiveWeight !== r.weight ? `${r.weight}(${r.effectiveWeight})` : String(r.weight);
+      const addr = r.address.length > 13 ? `${r.address.slice(0, 12)}…` : r.address.padEnd(13);
       out.push([
-        { text: `  -> ${r.address.padEnd(17)} ${r.forward.padEnd(4)} ${w.padEnd(7)} ${String(r.active).padStart(7)} ${String(r.inactive).padStart(9)} ` },
+        { text: `  -> ${addr} ${r.forward.padEnd(3)} ${w.padEnd(6)} ${String(r.active).padStart(7)} ${String(r.inactive).padStart(5)} ` },
         { text: r.health, fg: r.health === 'up' ? 'green' : 'red' },
       ]);
     }
@@ -458,7 +459,7 @@ function haLines(f: FruSnapshot, v: EmulatorView): Line[] {
   if (f.roles.length > 0) {
     const segs: Seg[] = [{ text: 'HA ', bold: true }];
     f.roles.forEach((r, i) => {
-      if (i > 0) segs.push({ text: ' · ' });
+      if (i > 0) segs.push({ text: ', ' });
       segs.push({ text: `${r.key} ` }, { text: r.role, fg: roleColor(r.role) }, { text: ` epoch ${r.epoch}` });
     });
     out.push(segs);
@@ -468,8 +469,8 @@ function haLines(f: FruSnapshot, v: EmulatorView): Line[] {
   for (const m of v.ha.filter((x) => x.node === f.name)) {
     const hb = Number.isFinite(m.heartbeatAgeMs) ? `${Math.round(m.heartbeatAgeMs)} ms` : 'never';
     const wd = m.watchdogMs === undefined ? 'stopped' : `${(m.watchdogMs / 1000).toFixed(1)} s`;
-    const lag = m.syncLagMs === undefined ? '' : ` · sync lag ${Math.round(m.syncLagMs)} ms`;
-    out.push([{ text: `  ${m.share}: heartbeat ${hb} ago · watchdog ${wd}${lag}` }, ...(m.alarms.length ? [{ text: ` ${m.alarms.join(',')}`, fg: 'red' as const }] : [])]);
+    const lag = m.syncLagMs === undefined ? '' : `, sync lag ${Math.round(m.syncLagMs)} ms`;
+    out.push([{ text: `  ${m.share}: heartbeat ${hb} ago, watchdog ${wd}${lag}` }, ...(m.alarms.length ? [{ text: ` ${m.alarms.join(',')}`, fg: 'red' as const }] : [])]);
   }
   return out;
 }
@@ -493,23 +494,23 @@ function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] 
     };
   }
   const lines: Line[] = [];
-  const where = f.slot !== undefined ? `slot ${f.slot} at position ${f.physicalSlot}` : `site ${f.siteNumber}`;
-  lines.push([{ text: `${f.label} · ${KIND_LONG[f.kind]} · ${where} · IPMB-0 ${hex2(f.ipmbAddress)}` }]);
+  const where = f.slot !== undefined ? `slot ${f.slot} pos ${f.physicalSlot}` : `site ${f.siteNumber}`;
+  lines.push([{ text: `${f.label} ${KIND_LONG[f.kind]}, ${where}, IPMB ${hex2(f.ipmbAddress)}` }]);
   const cause = HOT_SWAP_CAUSE_TEXT[f.lastCause] ?? f.lastCause;
   lines.push([
     { text: `${f.stateLabel} ${M_STATE_NAME[f.state]}`, fg: M_STATE_COLOR[f.state], bold: true },
     { text: f.transitioning ? ' (step under way)' : '' },
-    { text: ` · from M${f.previous}: ${cause}`, fg: 'gray' },
+    { text: ` (from M${f.previous}: ${cause})`, fg: 'gray' },
   ]);
   const led = blueLed(f);
   const l3: Seg[] = [
-    { text: `handle ${f.handleClosed ? 'closed' : 'open'} · blue LED ` },
+    { text: `handle ${f.handleClosed ? 'closed' : 'open'}  blue LED ` },
     { text: led.text, fg: 'light-blue' },
-    { text: ` · power L${f.powerLevel} ${f.powerW} W` },
+    { text: `  L${f.powerLevel} ${f.powerW} W` },
   ];
-  if (f.kind === 'hub' || f.kind === 'processor') l3.push({ text: f.inService ? ' · in service' : ' · out of service', fg: f.inService ? 'green' : 'yellow' });
-  if (f.activationLocked || f.deactivationLocked) l3.push({ text: ` · locked:${f.activationLocked ? ' activation' : ''}${f.deactivationLocked ? ' deactivation' : ''}` });
-  for (const x of f.faults) l3.push({ text: ` · FAULT ${x}`, fg: 'red', bold: true });
+  if (f.kind === 'hub' || f.kind === 'processor') l3.push({ text: f.inService ? '  in service' : '  out of service', fg: f.inService ? 'green' : 'yellow' });
+  if (f.activationLocked || f.deactivationLocked) l3.push({ text: `  locked:${f.activationLocked ? ' activation' : ''}${f.deactivationLocked ? ' deactivation' : ''}` });
+  for (const x of f.faults) l3.push({ text: `  FAULT ${x}`, fg: 'red', bold: true });
   lines.push(l3);
   lines.push(...haLines(f, v));
 
@@ -517,11 +518,11 @@ function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] 
   if (f.kind === 'processor') {
     const b = t?.boards.find((x) => x.slot === f.slot);
     if (b) {
-      lines.push([{ text: 'traffic ', bold: true }, { text: `${compact(b.pps)} pkt/s · ${(b.bps * 8 / 1e6).toFixed(1)} Mbit/s · ${grouped(b.flows)} flows · ${b.buckets} buckets` }]);
+      lines.push([{ text: 'traffic ', bold: true }, { text: `${compact(b.pps)} pkt/s  ${((b.bps * 8) / 1e6).toFixed(1)} Mbit/s  ${compact(b.flows)} flows  ${b.buckets} buckets` }]);
       const cap = b.sessions.capacity;
       lines.push([
         { text: 'sessions ', bold: true },
-        { text: `${grouped(b.sessions.active)} / ${grouped(cap)} (${(b.sessions.fill * 100).toFixed(1)}% full) · hot hit ${(b.hot.ratio * 100).toFixed(1)}% · lost ${grouped(b.sessions.lost)}` },
+        { text: `${grouped(b.sessions.active)}/${grouped(cap)} (${(b.sessions.fill * 100).toFixed(1)}%)  hot hit ${(b.hot.ratio * 100).toFixed(1)}%  lost ${grouped(b.sessions.lost)}` },
       ]);
       if (b.alarms.length) lines.push([{ text: `pool alarm: ${b.alarms.join(', ')}`, fg: 'red', bold: true }]);
     } else {
@@ -532,7 +533,7 @@ function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] 
     const h = t?.hubs.find((x) => x.slot === f.slot);
     if (h) {
       const drops = h.drops.no_member_up + h.drops.no_link + h.drops.hub_down;
-      lines.push([{ text: 'traffic ', bold: true }, { text: `${compact(h.pps)} pkt/s · ${grouped(h.flows)} flows · ${grouped(drops)} dropped` }]);
+      lines.push([{ text: 'traffic ', bold: true }, { text: `${compact(h.pps)} pkt/s  ${compact(h.flows)} flows  ${grouped(drops)} dropped` }]);
       const ports: Seg[] = [{ text: 'ports ', bold: true }];
       for (const p of h.ports) ports.push({ text: `${p.port}:` }, { text: p.memberUp ? 'up ' : 'down ', fg: p.memberUp ? 'green' : 'red' });
       lines.push(ports);
@@ -551,11 +552,11 @@ function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] 
     lines.push([{ text: `FRU data unreadable: ${inv.error}`, fg: 'red' }]);
   } else if (inv.board) {
     const b = inv.board;
-    lines.push([{ text: 'FRU ', bold: true }, { text: `${b.manufacturer} · ${b.product} · serial ${b.serial} · part ${b.partNumber}` }]);
+    lines.push([{ text: 'FRU ', bold: true }, { text: `${b.manufacturer}, ${b.product}, serial ${b.serial}, part ${b.partNumber}` }]);
   }
   if (f.console) {
     const path = v.endpoints.consoles[f.name];
-    lines.push([{ text: 'console ', bold: true }, { text: `${f.console.baud} ${f.console.framing} · ` }, path ? { text: path } : { text: 'PTY not available yet', fg: 'gray' }]);
+    lines.push([{ text: 'console ', bold: true }, { text: `${f.console.baud} ${f.console.framing}  ` }, path ? { text: path } : { text: 'PTY not available yet', fg: 'gray' }]);
   }
   return {
     title: [{ text: ` ${f.name} `, bold: true, inverse: true }, { text: ` ${f.label}` }],
@@ -628,14 +629,14 @@ function buildStatus(v: EmulatorView, l: Layout): Line {
   const segs: Seg[] = [];
   if (t) {
     segs.push({ text: 'total ', bold: true }, { text: `${compact(t.totals.pps)} pkt/s`, fg: t.totals.pps > 0 ? 'green' : 'gray' });
-    segs.push({ text: ` · ${compact(t.totals.sessions.active)} sess · lost ${compact(t.totals.sessions.lost)}` });
+    segs.push({ text: `  ${compact(t.totals.sessions.active)} sess  lost ${compact(t.totals.sessions.lost)}` });
   } else {
     segs.push({ text: 'no data plane', fg: 'gray' });
   }
-  segs.push({ text: ` · SEL ${s.sel.entries}` }, ...(s.sel.overflow ? [{ text: ' FULL', fg: 'red' as const }] : []));
-  segs.push({ text: ` · ShMC ${s.shelf.activeShmc ?? 'none'}` });
-  if (v.endpoints.ipmi) segs.push({ text: ` · IPMI ${v.endpoints.ipmi}` });
-  const hint = ' ?:help q:quit';
+  if (s.sel.overflow) segs.push({ text: '  SEL FULL', fg: 'red' });
+  segs.push({ text: `  ShMC ${s.shelf.activeShmc ?? 'none'}` });
+  if (v.endpoints.ipmi) segs.push({ text: `  IPMI ${v.endpoints.ipmi}` });
+  const hint = '  ? help';
   const body = fit(segs, Math.max(0, l.width - hint.length), true);
   return [...body, { text: hint, fg: 'gray' }];
 }

@@ -345,6 +345,11 @@ export class Emulator {
     return this.dataPlane.boardSlots.includes(slot) ? this.dataPlane.rsTable(slot) : undefined;
   }
 
+  /** Calls `fn` after every shelf event (front ends re-render promptly). @returns unsubscribe */
+  subscribe(fn: () => void): () => void {
+    return this.shelf.onAny(() => fn());
+  }
+
   /** The event feed (SEL entries with their sources). */
   get events(): EventFeed {
     return this.feed;

@@ -1,0 +1,322 @@
+/**
+ * `atcasim start` (what `npm start` runs): the whole emulated shelf with live traffic, the IPMI
+ * LAN server, and the TUI — or, with `--headless`, JSON log lines on stdout for CI and servers.
+ *
+ *   atcasim start [--config FILE] [--db FILE] [--headless] [--replay FILE] [--rate PPS]
+ *                 [--session-capacity N] [--hot-swap-step DURATION] [--stats-interval DURATION]
+ *                 [--log-level LEVEL] [--log-file FILE]
+ *                 [--ipmi-port N] [--ipmi-bind ADDR] [--no-ipmi15] [--ipmi-cipher-suites LIST]
+ *                 [--ipmi-insecure-cipher0] [--admin-user NAME] [--admin-password PW]
+ *
+ * This file is the wall-clock edge: it opens the SQLite database, reads the shelf YAML and the
+ * capture, creates the pino loggers, the SystemClock and the UDP socket, then hands them to the
+ * emulator composition (chassis/runtime/emulator.ts) and to the TUI (ui/app.ts). Headless, it
+ * logs one `"event":"ready"` line once everything serves, then a `"event":"stats"` line every
+ * `--stats-interval`. Ctrl-C, `q` (TUI), SIGTERM and SIGHUP stop it cleanly (database closed,
+ * exit 0). Exit 2: bad flags, bad `--config` (file:line:column), a database that cannot be used,
+ * an unreadable `--replay` file, an administrator password the policy refuses, an IPMI address
+ * that cannot be bound. docs/start.md is the user's reference.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { CommandError, ConfigError } from '../../board/common/errors.ts';
+import { SeededRandom } from '../../board/common/random.ts';
+import { parseDuration } from '../config/duration.ts';
+import { memoryInput, type TrafficInput } from '../dataplane/traffic.ts';
+import { CaptureFileReader } from '../io/capture-file.ts';
+import { DEFAULT_SHELF_NAME, defaultDbPath, readDefaultShelfYaml } from '../io/data-dir.ts';
+import { createLoggers, isLogLevel, LOG_LEVELS, type LogLevel, type ProcessLoggers } from '../io/logger.ts';
+import { onShutdownSignals } from '../io/signals.ts';
+import { SqliteStore } from '../io/sqlite-store.ts';
+import { SystemClock } from '../io/system-clock.ts';
+import { UdpIpmiAdapter } from '../io/udp-ipmi.ts';
+import { StoreError } from '../persistence/store.ts';
+import { BUNDLED_CAPTURE_NAME, BUNDLED_CAPTURE_PATH } from '../runtime/assets.ts';
+import { runControlLine } from '../runtime/control.ts';
+import { Emulator, type IpmiListen } from '../runtime/emulator.ts';
+import { logEmulatorEvents } from '../runtime/event-log.ts';
+import { statsLine } from '../runtime/stats-line.ts';
+import type { CliContext } from './context.ts';
+
+/** Options as commander hands them over. */
+export interface StartOptions {
+  config?: string;
+  db?: string;
+  headless?: boolean;
+  replay?: string;
+  rate?: number;
+  sessionCapacity?: number;
+  hotSwapStep?: number;
+  statsInterval: number;
+  logLevel: LogLevel;
+  logFile?: string;
+  ipmiPort?: number;
+  ipmiBind?: string;
+  ipmi15: boolean;
+  ipmiCipherSuites?: number[];
+  ipmiInsecureCipher0?: boolean;
+  adminUser?: string;
+  adminPassword?: string;
+  stdinCommands?: boolean;
+}
+
+function intArg(name: string, min: number, max: number) {
+  return (v: string): number => {
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new InvalidArgumentError(`${name} must be an integer ${min}..${max}`);
+    return Number(v);
+  };
+}
+
+function durationArg(name: string, min: number) {
+  return (v: string): number => {
+    const ms = parseDuration(v) ?? (/^\d+(\.\d+)?$/.test(v) ? Number(v) * 1000 : undefined);
+    if (ms === undefined || ms < min) throw new InvalidArgumentError(`${name}: "${v}" is not a duration ≥ ${min} ms (write 250ms, 1.5s, 2m)`);
+    return ms;
+  };
+}
+
+function suitesArg(v: string): number[] {
+  const parts = v.split(',').map((s) => s.trim());
+  if (parts.length === 0 || parts.some((p) => !/^\d{1,2}$/.test(p))) throw new InvalidArgumentError(`"${v}" is not a comma list of cipher suite numbers (e.g. 3,17)`);
+  return parts.map(Number);
+}
+
+function rateArg(v: string): number {
+  const n = Number(v);
+  if (!/^\d+(\.\d+)?$/.test(v) || !(n > 0) || n > 100_000_000) throw new InvalidArgumentError(`--rate must be a packet rate > 0 (packets/s), got "${v}"`);
+  return n;
+}
+
+/** Registers the verb. */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('start')
+    .description('run the emulated shelf with live traffic, IPMI and the terminal UI (--headless: JSON log lines)')
+    .option('--config <file>', 'shelf YAML (replaces the shelf stored in the database)')
+    .option('--db <file>', `database file (default ${defaultDbPath()})`)
+    .option('--headless', 'no TUI: JSON log lines on stdout, a "ready" line, then a stats line every --stats-interval')
+    .option('--replay <file>', 'loop this capture (pcap/pcapng) instead of the bundled one')
+    .option('--rate <pps>', 'replay at this many packets/s (default: paced to the capture time stamps)', rateArg)
+    .option('--session-capacity <n>', 'session-table entries per processor board (default 1500000: ~72 MB per board)', intArg('--session-capacity', 1, 1 << 26))
+    .option('--hot-swap-step <duration>', 'time of each automatic M-state step (default: the shelf YAML, 1s)', durationArg('--hot-swap-step', 0))
+    .option('--stats-interval <duration>', 'headless: time between stats lines', durationArg('--stats-interval', 100), 5000)
+    .addOption(new Option('--log-level <level>', 'log verbosity').choices([...LOG_LEVELS]).default('info'))
+    .option('--log-file <file>', 'TUI mode: log file (default atcasim.log beside the database)')
+    .option('--ipmi-port <port>', 'IPMI UDP port; 0 picks a free one (default 6230)', intArg('--ipmi-port', 0, 65535))
+    .option('--ipmi-bind <addr>', 'IPMI bind address (default 127.0.0.1)')
+    .option('--no-ipmi15', 'refuse IPMI 1.5 (MD5) sessions; RMCP+ only')
+    .option('--ipmi-cipher-suites <list>', 'RMCP+ cipher suites offered (default 3,17)', suitesArg)
+    .option('--ipmi-insecure-cipher0', 'UNSAFE: offer cipher suite 0 (no authentication: any password logs in)')
+    .option('--admin-user <name>', 'first start: administrator name (default admin)')
+    .option('--admin-password <pw>', 'first start: administrator password (else $ATCASIM_ADMIN_PASSWORD, else a random one printed once)')
+    .option('--stdin-commands', 'headless: read operator commands (open-handle slot3, fault slot5, …) from stdin, one per line; each is answered with a JSON "command" line after it committed')
+    .action(async (o: StartOptions) => {
+      ctx.setExit(await runStart(o, ctx));
+    });
+}
+
+/** One-line description of a start-up failure, or undefined for an unexpected error. */
+function startupError(e: unknown): string | undefined {
+  if (e instanceof ConfigError) return e.message;
+  if (e instanceof StoreError) return `database ${e.message}`;
+  if (e instanceof CommandError) return e.message;
+  if (e instanceof RangeError || e instanceof TypeError) return e.message;
+  const err = e as NodeJS.ErrnoException;
+  if (err && typeof err.code === 'string' && (err.syscall === 'bind' || err.code === 'EADDRINUSE' || err.code === 'EADDRNOTAVAIL' || err.code === 'EACCES')) {
+    return `cannot serve IPMI: ${err.message}${err.code === 'EADDRINUSE' ? ' (another atcasim running? pick another --ipmi-port, or 0 for a free one)' : ''}`;
+  }
+  return undefined;
+}
+
+/** A traffic input over a capture file on disk (streamed through a 1 MiB buffer). */
+function fileInput(path: string): TrafficInput {
+  return { name: path, size: statSync(path).size, open: (h) => new CaptureFileReader(path, h) };
+}
+
+/**
+ * Runs the verb until the emulator is stopped.
+ * @returns the exit status (0 clean shutdown, 2 start-up error)
+ */
+export async function runStart(o: StartOptions, ctx: CliContext): Promise<number> {
+  const fail = (msg: string): number => {
+    ctx.stderr.write(`atcasim start: ${msg}\n`);
+    return 2;
+  };
+  if (o.stdinCommands && !o.headless) return fail('--stdin-commands needs --headless (the TUI owns the terminal)');
+  const dbPath = resolve(o.db ?? defaultDbPath());
+  // Inputs the user named: read before anything is created.
+  let configInput: { yaml: string; source: string } | undefined;
+  if (o.config !== undefined) {
+    try {
+      configInput = { yaml: readFileSync(o.config, 'utf8'), source: o.config };
+    } catch (e) {
+      return fail(`${o.config}:1:1: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  }
+  let traffic: TrafficInput;
+  let label: string;
+  if (o.replay !== undefined) {
+    if (!existsSync(o.replay) || !statSync(o.replay).isFile()) return fail(`--replay ${o.replay}: no such capture file`);
+    try {
+      accessSync(o.replay, constants.R_OK);
+    } catch (e) {
+      return fail(`--replay ${o.replay}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    }
+    traffic = fileInput(o.replay);
+    label = o.replay;
+  } else {
+    traffic = memoryInput(BUNDLED_CAPTURE_NAME, readFileSync(BUNDLED_CAPTURE_PATH));
+    label = BUNDLED_CAPTURE_NAME;
+  }
+
+  let loggers: ProcessLoggers;
+  const logFile = o.logFile ?? join(dirname(dbPath), 'atcasim.log');
+  try {
+    loggers = createLoggers({ level: isLogLevel(o.logLevel) ? o.logLevel : 'info', destination: o.headless ? { kind: 'stdout' } : { kind: 'file', path: logFile } });
+  } catch (e) {
+    return fail(`cannot open the log file ${logFile}: ${(e as Error).message}`);
+  }
+  const { log, events } = loggers;
+
+  let store: SqliteStore;
+  try {
+    store = SqliteStore.open(dbPath);
+  } catch (e) {
+    const m = startupError(e);
+    if (m === undefined) throw e;
+    log.error({ category: 'startup', err: m }, 'cannot open the database');
+    return fail(m);
+  }
+
+  const clock = new SystemClock();
+  const t0 = clock.now();
+  const platform = { clock, log, random: new SeededRandom(Date.now() >>> 0) };
+  const listen: IpmiListen = async (server, s) => {
+    const a = new UdpIpmiAdapter(server, { host: s.bind, port: s.port, clock, log });
+    const b = await a.start();
+    return { address: b.address, port: b.port, stop: () => a.stop() };
+  };
+  let em: Emulator;
+  try {
+    em = await Emulator.start({
+      platform,
+      store,
+      ownsStore: true,
+      ...(configInput ? { configInput } : {}),
+      defaultShelf: { yaml: readDefaultShelfYaml(), source: DEFAULT_SHELF_NAME },
+      wallTimeMs: Date.now(),
+      ...(o.sessionCapacity !== undefined ? { sessionCapacity: o.sessionCapacity } : {}),
+      ...(o.hotSwapStep !== undefined ? { hotSwapStepMs: o.hotSwapStep } : {}),
+      traffic: { inputs: [traffic], label, pacing: o.rate !== undefined ? { mode: 'rate', pps: o.rate } : { mode: 'capture' } },
+      admin: {
+        ...(o.adminUser !== undefined ? { user: o.adminUser } : {}),
+        ...(o.adminPassword !== undefined ? { password: o.adminPassword } : {}),
+        ...(process.env.ATCASIM_ADMIN_PASSWORD ? { envPassword: process.env.ATCASIM_ADMIN_PASSWORD } : {}),
+      },
+      ipmi: {
+        options: {
+          ...(o.ipmiBind !== undefined ? { bind: o.ipmiBind } : {}),
+          ...(o.ipmiPort !== undefined ? { port: o.ipmiPort } : {}),
+          ...(o.ipmi15 === false ? { ipmi15: false } : {}),
+          ...(o.ipmiCipherSuites !== undefined ? { cipherSuites: o.ipmiCipherSuites } : {}),
+          ...(o.ipmiInsecureCipher0 ? { insecureCipher0: true } : {}),
+        },
+        listen,
+      },
+    });
+  } catch (e) {
+    // Emulator.start closed the store (ownsStore) and stopped what it had started.
+    const m = startupError(e);
+    if (m === undefined) throw e;
+    log.error({ category: 'startup', err: m }, 'start-up failed');
+    return fail(m);
+  }
+
+  const r = em.resolved;
+  log.info(
+    { category: 'startup', db: dbPath, config: r.source, origin: r.origin, replaced: r.replaced, session_capacity: em.dataPlane.sessionCapacity, traffic: label },
+    `shelf "${em.config.name}" from ${r.origin === 'stored' ? 'the database' : r.source}`,
+  );
+  if (o.ipmiInsecureCipher0) log.warn({ category: 'insecure-config' }, 'cipher suite 0 offered (--ipmi-insecure-cipher0): logins need no password');
+  let adminNote: string | undefined;
+  if (em.admin.generatedPassword !== undefined) {
+    const name = em.admin.user?.name ?? 'admin';
+    adminNote = `IPMI administrator "${name}" created with password ${em.admin.generatedPassword} — shown once; change it with ipmitool user set password`;
+    ctx.stderr.write(`\n*** ${adminNote} ***\n\n`);
+    events.warn({ event: 'admin_password', user: name, password: em.admin.generatedPassword }, adminNote);
+  } else if (em.admin.created) {
+    events.info({ event: 'admin_created', user: em.admin.user?.name ?? 'admin' }, 'IPMI administrator created from the given password');
+  }
+  const unlog = logEmulatorEvents(em, log);
+
+  return await new Promise<number>((resolveExit) => {
+    let statsTimer: unknown;
+    let tui: { destroy(): void } | undefined;
+    let shuttingDown = false;
+    const onClose: Array<() => void> = [];
+    const shutdown = (reason: string) => {
+      if (shuttingDown) return;
+      shuttingDown = true;
+      if (statsTimer !== undefined) clock.clearTimeout(statsTimer);
+      tui?.destroy();
+      for (const c of onClose) c();
+      void (async () => {
+        unlog();
+        await em.stop();
+        events.info({ event: 'shutdown', reason, uptime_s: Math.round((clock.now() - t0) / 100) / 10 }, `stopped (${reason}); database closed`);
+        loggers.flush();
+        offSignals();
+        resolveExit(reason === 'tui-error' ? 1 : 0);
+      })();
+    };
+    const offSignals = onShutdownSignals(
+      (sig) => shutdown(sig),
+      (sig) => log.warn({ category: 'shutdown', signal: sig }, 'already shutting down'),
+    );
+    if (o.headless) {
+      events.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, db: dbPath, pid: process.pid }, 'ready');
+      const stats = () => {
+        em.sampleTraffic();
+        events.info(statsLine(em.view(), clock.now() - t0), 'stats');
+        statsTimer = clock.setTimeout(stats, o.statsInterval);
+      };
+      statsTimer = clock.setTimeout(stats, o.statsInterval);
+      if (o.stdinCommands) {
+        const rl = createInterface({ input: process.stdin, terminal: false });
+        rl.on('line', (line) => {
+          if (shuttingDown) return;
+          try {
+            const r = runControlLine(line, em.commands);
+            if (r) events.info(r, r.message);
+          } catch (e) {
+            log.error({ category: 'control', err: String(e), line }, 'control command failed');
+            events.info({ event: 'command', line: line.trim(), ok: false, code: 'internal', message: String(e) }, 'internal error');
+          }
+        });
+        onClose.push(() => rl.close());
+      }
+      return;
+    }
+    void import('../../ui/app.ts')
+      .then(({ TuiApp }) => {
+        if (shuttingDown) return;
+        const app = new TuiApp({
+          source: em,
+          clock,
+          log,
+          onQuit: () => shutdown('quit'),
+          ...(adminNote ? { message: { text: adminNote, level: 'info' as const } } : {}),
+        });
+        tui = app;
+        app.start();
+        log.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, tui: true }, 'ready');
+      })
+      .catch((e: unknown) => {
+        log.error({ category: 'tui', err: String(e) }, 'the TUI could not start');
+        ctx.stderr.write(`atcasim start: the TUI could not start (${String(e)}); use --headless\n`);
+        shutdown('tui-error');
+      });
+  });
+}
