@@ -528,7 +528,6 @@ function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] 
     } else {
       lines.push([{ text: 'traffic: no data plane', fg: 'gray' }]);
     }
-    if (input.rsTable) lines.push(...rsLines(input.rsTable));
   } else if (f.kind === 'hub') {
     const h = t?.hubs.find((x) => x.slot === f.slot);
     if (h) {
@@ -558,6 +557,7 @@ function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] 
     const path = v.endpoints.consoles[f.name];
     lines.push([{ text: 'console ', bold: true }, { text: `${f.console.baud} ${f.console.framing}  ` }, path ? { text: path } : { text: 'PTY not available yet', fg: 'gray' }]);
   }
+  if (f.kind === 'processor' && input.rsTable) lines.push([{ text: 'RS table (ipvsadm -Ln)', bold: true }], ...rsLines(input.rsTable));
   return {
     title: [{ text: ` ${f.name} `, bold: true, inverse: true }, { text: ` ${f.label}` }],
     lines: lines.map((x) => fit(x, l.detailWidth - 1)),
