@@ -99,10 +99,10 @@ export function splitCommandLine(cmd: string): string[] {
   return out;
 }
 
-/** Points a recorded argv at atcasim: ipmitool `-p 9001`, FreeIPMI `-h 127.0.0.1:9001`. */
+/** Points a recorded argv at atcasim: ipmitool / rmcp_ping `-p 9001`, FreeIPMI `-h 127.0.0.1:9001`. */
 export function retarget(argv: string[], port: number, host = '127.0.0.1'): string[] {
   return argv.map((a, i) => {
-    if (argv[i - 1] === '-p' && a === '9001' && argv[0] === 'ipmitool') return String(port);
+    if (argv[i - 1] === '-p' && a === '9001' && (argv[0] === 'ipmitool' || argv[0] === 'rmcp_ping')) return String(port);
     if (argv[i - 1] === '-H' && argv[0] === 'ipmitool') return host;
     if (argv[i - 1] === '-h' && /:9001$/.test(a)) return `${host}:${port}`;
     return a;
@@ -147,6 +147,13 @@ export interface ShapeOptions {
   ignoreLabels?: readonly string[];
   /** Applied to both outputs first (e.g. cut FreeIPMI's bogus channel entries). */
   transform?: (text: string) => string;
+  /**
+   * Compare record listings whose records differ in kind and number (FreeIPMI `ipmi-sensors -v`:
+   * threshold and discrete records in the shelf's own order): the first block must match, and the
+   * set of distinct block shapes must be the same (each expected kind of record appears, and no
+   * other kind). Default false: blocks compared in order with runs collapsed.
+   */
+  blockSet?: boolean;
 }
 
 /**
@@ -197,11 +204,31 @@ export function shapeOf(text: string, opts: ShapeOptions = {}): string[] {
   return out;
 }
 
+/** The blocks (runs between BLANK tokens) of a shape. */
+function blocksOf(shape: string[]): string[] {
+  const out: string[][] = [[]];
+  for (const t of shape) {
+    if (t === 'BLANK') out.push([]);
+    else out[out.length - 1]!.push(t);
+  }
+  return out.filter((b) => b.length > 0).map((b) => b.join('\n'));
+}
+
 /** Differences between two outputs' shapes (empty when they match). */
 export function compareShape(expected: string, actual: string, opts: ShapeOptions = {}): string[] {
   const a = shapeOf(expected, opts);
   const b = shapeOf(actual, opts);
   const problems: string[] = [];
+  if (opts.blockSet) {
+    const ea = blocksOf(a);
+    const eb = blocksOf(b);
+    if (ea[0] !== eb[0]) problems.push(`first block differs: expected ${JSON.stringify(ea[0])}, got ${JSON.stringify(eb[0])}`);
+    const sa = new Set(ea);
+    const sb = new Set(eb);
+    for (const k of sa) if (!sb.has(k)) problems.push(`no block shaped ${JSON.stringify(k)}`);
+    for (const k of sb) if (!sa.has(k)) problems.push(`unexpected block shaped ${JSON.stringify(k)}`);
+    return problems;
+  }
   const n = Math.max(a.length, b.length);
   for (let i = 0; i < n; i++) {
     if (a[i] !== b[i]) {

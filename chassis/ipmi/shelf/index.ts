@@ -1,0 +1,237 @@
+/**
+ * The shelf's IPMI-over-LAN face: `createShelfIpmi` builds the LanServer of a Shelf — the logical
+ * shelf manager at 20h (the active ShMC; a Controller per ShMC, swapped in with
+ * LanServer.setController when the active ShMC changes) and one IPM controller per FRU at its
+ * IPMB-0 address (ShMCs 10h/12h, boards 82h…, fan trays 52h…, PEMs 58h…) for bridging
+ * (`ipmitool -t 0x86 -b 0 …`, FreeIPMI --bridge-sensors/--bridge-fru). `startShelfIpmi` also binds
+ * the UDP adapter (chassis/io/udp-ipmi.ts).
+ *
+ * Command families (chassis/ipmi/commands/): app + watchdog (every controller; watchdog on the
+ * ShMCs), chassis, SEL, SDR repository, Platform Event and OEM (20h only), sensors, FRU inventory
+ * and PICMG (every controller), device SDR (IPM controllers). See docs/ipmi-commands.md.
+ *
+ * Stable interface for the runtime (`atcasim start`):
+ *   createShelfIpmi(shelf, users, platform, options?) → ShelfIpmi
+ *   startShelfIpmi(shelf, users, platform, options & { host?, port? }) → Promise<RunningShelfIpmi>
+ * Hooks the runtime may fill (ShelfIpmiOptions): `ha.switchover`, `ha.shmStatus`, `watchdog(shmc)`,
+ * `consolePath(fru)`.
+ */
+import { randomFillSync } from 'node:crypto';
+import type { Logger } from '../../../board/common/logger.ts';
+import type { Shelf } from '../../model/shelf.ts';
+import type { Platform } from '../../platform.ts';
+import { IpmiWatchdog } from '../../ha/watchdog.ts';
+import { UdpIpmiAdapter, type BoundAddress } from '../../io/udp-ipmi.ts';
+import { registerAppCommands } from '../commands/app.ts';
+import { chassisCommands } from '../commands/chassis.ts';
+import { oemCommands } from '../commands/oem.ts';
+import { picmgCommands } from '../commands/picmg.ts';
+import { deviceSdrCommands, eventReceiverCommands, sensorCommands } from '../commands/sensor-event.ts';
+import { fruCommands, sdrRepositoryCommands, selCommands } from '../commands/storage.ts';
+import { registerWatchdogCommands } from '../commands/watchdog.ts';
+import { Controller } from '../controller.ts';
+import { LanServer } from '../lan-server.ts';
+import type { LanConfig } from '../lan-services.ts';
+import type { SessionLimits } from '../session-table.ts';
+import type { UserStore } from '../users.ts';
+import type { WatchdogPort } from '../watchdog-port.ts';
+import { PicmgExtras } from './extras.ts';
+import { controllerInfo } from './identity.ts';
+import { ShmRoles, type ShelfIpmiHaHooks } from './shm-roles.ts';
+import { makeTarget, type ShelfServices } from './target.ts';
+
+export type { ShelfIpmiHaHooks } from './shm-roles.ts';
+export type { ShmStatus, ShelfServices, ShelfTarget, SwitchoverReason } from './target.ts';
+export { OEM_IANA } from './oem-protocol.ts';
+
+/** Options of the shelf's IPMI face. Defaults in brackets. */
+export interface ShelfIpmiOptions {
+  /** IPMI 1.5 (MD5) sessions [shelf.config.ipmi.ipmi15]; `--no-ipmi15` turns them off. */
+  ipmi15?: boolean;
+  /** RMCP+ cipher suites offered [shelf.config.ipmi.cipherSuites: 3, 17]. */
+  cipherSuites?: readonly number[];
+  /** UNSAFE: offer cipher suite 0 (no authentication) [false]. */
+  insecureCipher0?: boolean;
+  /** Session limits; idleTimeoutMs defaults to shelf.config.ipmi.idleTimeoutMs. */
+  limits?: Partial<SessionLimits>;
+  /** LAN configuration values (Get LAN Configuration Parameters). */
+  lanConfig?: Partial<LanConfig>;
+  /** The watchdog each ShMC's controllers address (Reset/Set/Get Watchdog Timer). A ShMC without one
+   * gets a built-in IpmiWatchdog on the platform clock that the HA layer does not own. */
+  watchdog?: (shmc: string) => WatchdogPort | undefined;
+  /** Serial-console path of a FRU for the OEM Get Console Path (`clia console`); undefined = none. */
+  consolePath?: (fru: string) => string | undefined;
+  /** HA hooks (switchover, shelf-manager status); without them a built-in fallback uses the Shelf's roles. */
+  ha?: ShelfIpmiHaHooks;
+  /** Cryptographic random bytes for RMCP+ [node:crypto randomFillSync]. */
+  randomBytes?: (n: number) => Uint8Array;
+  /** BMC key KG for two-key logins [none]. */
+  kg?: Uint8Array;
+}
+
+/** What createShelfIpmi returns. */
+export interface ShelfIpmi {
+  /** The LAN server (feed it datagrams, or bind it with UdpIpmiAdapter / startShelfIpmi). */
+  readonly server: LanServer;
+  /** Services shared by the controllers (switchover, status, extras). */
+  readonly services: ShelfServices;
+  /** Points 20h at the active ShMC's controller now (done automatically on role and hot-swap events). */
+  sync(): void;
+  /** Stops following the shelf's events (call before closing the shelf). */
+  close(): void;
+}
+
+/** A bound shelf IPMI server. */
+export interface RunningShelfIpmi {
+  ipmi: ShelfIpmi;
+  adapter: UdpIpmiAdapter;
+  /** The bound address (the real port when 0 was asked). */
+  address: BoundAddress;
+  /** Closes the socket and unsubscribes (idempotent). */
+  stop(): Promise<void>;
+}
+
+function defaultWatchdog(platform: Platform): WatchdogPort {
+  const wd = new IpmiWatchdog(platform.clock);
+  return { ownedByHa: false, set: (s) => wd.set(s), reset: () => wd.reset(), get: () => wd.get() };
+}
+
+/**
+ * Builds the LanServer of `shelf`.
+ * @param users   the LAN channel's users (PersistentUserStore over the shelf's Store in the runtime)
+ * @param platform clock and logger (the LAN server's log is a child `chassis.ipmi.lan`)
+ * @throws CommandError('ipmi_no_administrator') when `users` has no enabled administrator;
+ *         TypeError for invalid options (unknown cipher suite, suite 0 without insecureCipher0)
+ */
+export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platform, options: ShelfIpmiOptions = {}): ShelfIpmi {
+  const log: Logger = platform.log.child({ module: 'chassis.ipmi.shelf' });
+  const roles = new ShmRoles(shelf, log, options.ha);
+  const extras = new PicmgExtras(shelf);
+  const services: ShelfServices = {
+    shelf,
+    extras,
+    log,
+    switchover: (reason) => {
+      const r = roles.switchover(reason);
+      sync();
+      return r;
+    },
+    shmStatus: () => roles.status(),
+    consolePath: (fru) => options.consolePath?.(fru),
+  };
+  const shmcs = roles.shmcs();
+  if (shmcs.length === 0) throw new TypeError('the shelf has no shelf manager (ShMC)');
+  const watchdogs = new Map(shmcs.map((n) => [n, options.watchdog?.(n) ?? defaultWatchdog(platform)]));
+
+  const logical = new Map<string, Controller>();
+  for (const name of shmcs) {
+    const c = new Controller(shelf.shelfManagerAddress, controllerInfo(shelf.config, shelf.fruConfig(name), true));
+    const t = makeTarget(services, name, shelf.shelfManagerAddress, true);
+    registerAppCommands(c.commands);
+    registerWatchdogCommands(c.commands, watchdogs.get(name)!);
+    c.commands.registerAll([
+      ...chassisCommands(t),
+      ...sensorCommands(t),
+      ...eventReceiverCommands(t),
+      ...fruCommands(t),
+      ...sdrRepositoryCommands(t),
+      ...selCommands(t),
+      ...picmgCommands(t),
+      ...oemCommands(t),
+    ]);
+    logical.set(name, c);
+  }
+  const physical = new Map<string, Controller>();
+  for (const name of shelf.fruNames()) {
+    const cfg = shelf.fruConfig(name);
+    const c = new Controller(cfg.ipmbAddress, controllerInfo(shelf.config, cfg, false));
+    const t = makeTarget(services, name, cfg.ipmbAddress, false);
+    registerAppCommands(c.commands);
+    if (cfg.kind === 'shmc') registerWatchdogCommands(c.commands, watchdogs.get(name)!);
+    c.commands.registerAll([...sensorCommands(t), ...deviceSdrCommands(t), ...fruCommands(t), ...picmgCommands(t)]);
+    physical.set(name, c);
+  }
+
+  let front = roles.answering();
+  const installed = [...physical.entries()].filter(([n]) => shelf.state(n) !== 0).map(([, c]) => c);
+  const server = new LanServer({
+    users,
+    controllers: [logical.get(front)!, ...installed],
+    log: platform.log,
+    randomBytes: options.randomBytes ?? ((n) => randomFillSync(new Uint8Array(n))),
+    ipmi15: options.ipmi15 ?? shelf.config.ipmi.ipmi15,
+    cipherSuites: options.cipherSuites ?? shelf.config.ipmi.cipherSuites,
+    insecureCipher0: options.insecureCipher0 ?? false,
+    limits: { idleTimeoutMs: shelf.config.ipmi.idleTimeoutMs, ...options.limits },
+    ...(options.lanConfig ? { lanConfig: options.lanConfig } : {}),
+    ...(options.kg ? { kg: options.kg } : {}),
+  });
+
+  function sync(): void {
+    const want = roles.answering();
+    if (want !== front) {
+      front = want;
+      server.setController(logical.get(want)!);
+      log.info({ category: 'shelf-manager', active: want }, 'shelf address 20h now answered by the active ShMC');
+    }
+  }
+
+  const offs = [
+    shelf.on('role', () => sync()),
+    shelf.on('hotswap', (e) => {
+      const c = physical.get(e.fru);
+      if (c) {
+        // an IPMC that is not installed does not answer on IPMB-0
+        if (e.to === 0) server.removeController(c.address);
+        else if (e.from === 0) server.setController(c);
+      }
+      if (shelf.fruConfig(e.fru).kind === 'shmc') roles.onShmcStateChange(e.fru, e.to);
+      sync();
+    }),
+  ];
+  let closed = false;
+  return {
+    server,
+    services,
+    sync,
+    close: () => {
+      if (closed) return;
+      closed = true;
+      for (const off of offs) off();
+    },
+  };
+}
+
+/**
+ * createShelfIpmi + a UDP adapter bound to `host:port` (default the shelf config's ipmi.bind and
+ * ipmi.port; port 0 = any free port, reported in `address`).
+ * @throws Error when the address cannot be bound (in use, permission), and what createShelfIpmi throws
+ */
+export async function startShelfIpmi(
+  shelf: Shelf,
+  users: UserStore,
+  platform: Platform,
+  options: ShelfIpmiOptions & { host?: string; port?: number } = {},
+): Promise<RunningShelfIpmi> {
+  const ipmi = createShelfIpmi(shelf, users, platform, options);
+  const adapter = new UdpIpmiAdapter(ipmi.server, { host: options.host ?? shelf.config.ipmi.bind, port: options.port ?? shelf.config.ipmi.port, clock: platform.clock, log: platform.log });
+  let address: BoundAddress;
+  try {
+    address = await adapter.start();
+  } catch (e) {
+    ipmi.close();
+    throw e;
+  }
+  let stopped = false;
+  return {
+    ipmi,
+    adapter,
+    address,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      ipmi.close();
+      await adapter.stop();
+    },
+  };
+}
