@@ -1,0 +1,33 @@
+/** Minimal RFC 4180 CSV reader for test oracles (quoted values, doubled quotes, header row). */
+export function parse(text: string): Array<Record<string, string>> {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let v = '';
+  let q = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (q) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          v += '"';
+          i++;
+        } else q = false;
+      } else v += c;
+    } else if (c === '"') q = true;
+    else if (c === ',') {
+      row.push(v);
+      v = '';
+    } else if (c === '\n') {
+      row.push(v);
+      rows.push(row);
+      row = [];
+      v = '';
+    } else if (c !== '\r') v += c;
+  }
+  if (v !== '' || row.length) {
+    row.push(v);
+    rows.push(row);
+  }
+  const [head, ...body] = rows;
+  return body.map((r) => Object.fromEntries(head!.map((h, i) => [h, r[i] ?? ''])));
+}
