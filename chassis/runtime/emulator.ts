@@ -34,7 +34,7 @@ import type { Platform } from '../platform.ts';
 import { operatorCommands, type OperatorCommands } from './commands.ts';
 import { EventFeed } from './event-feed.ts';
 import type { HaFactory, HaPart } from './ha-seam.ts';
-import { baseIpmiFactory, cryptoRandomBytes, ipmiSettings, provisionAdmin, type AdminOptions, type IpmiFactory, type IpmiRuntimeOptions } from './ipmi.ts';
+import { cryptoRandomBytes, ipmiSettings, provisionAdmin, shelfIpmiFactory, type AdminOptions, type IpmiFace, type IpmiFactory, type IpmiRuntimeOptions } from './ipmi.ts';
 import { TrafficMonitor } from './traffic-monitor.ts';
 import type { EmulatorView, Endpoints, TrafficSourceView } from './view.ts';
 
@@ -91,7 +91,7 @@ export interface EmulatorOptions {
     | {
         /** Flags over the YAML's `ipmi` section. */
         options?: IpmiRuntimeOptions;
-        /** Builds the LanServer [baseIpmiFactory]. */
+        /** Builds the IPMI face [shelfIpmiFactory: chassis/ipmi/shelf createShelfIpmi]. */
         factory?: IpmiFactory;
         /** Serves it (UDP). Omitted = the server exists but listens nowhere (simulated runs). */
         listen?: IpmiListen;
@@ -120,6 +120,7 @@ export class Emulator {
   ha: HaPart | undefined;
   /** The IPMI LAN server, when enabled. */
   lanServer: LanServer | undefined;
+  private ipmiFace: IpmiFace | undefined;
   /** Administrator provisioning result of this start (`generatedPassword` only on a first start without one given). */
   readonly admin: ProvisionResult;
 
@@ -223,16 +224,19 @@ export class Emulator {
     if (opts.traffic) this.startTraffic(opts.traffic);
     if (opts.ipmi) {
       const settings = ipmiSettings(this.config, opts.ipmi.options ?? {});
-      const factory = opts.ipmi.factory ?? baseIpmiFactory;
-      this.lanServer = factory({
+      const factory = opts.ipmi.factory ?? shelfIpmiFactory;
+      this.ipmiFace = factory({
         shelf: this.shelf,
         config: this.config,
         users: new PersistentUserStore(opts.store),
         platform: opts.platform,
         settings,
         randomBytes,
+        consolePath: (fru) => this.endpoints.consoles[fru],
+        ...(this.ha?.ipmiHooks ? { ha: this.ha.ipmiHooks } : {}),
         log: opts.platform.log,
       });
+      this.lanServer = this.ipmiFace.server;
       if (opts.ipmi.listen) {
         this.listener = await opts.ipmi.listen(this.lanServer, { bind: settings.bind, port: settings.port });
         this.endpoints.ipmi = hostPort(this.listener.address, this.listener.port);
@@ -380,6 +384,7 @@ export class Emulator {
     if (this.tickTimer !== undefined) this.clock.clearTimeout(this.tickTimer);
     await step('traffic', () => this.source?.close());
     await step('ipmi', () => this.listener?.stop());
+    await step('ipmi face', () => this.ipmiFace?.close());
     await step('ha', () => this.ha?.stop());
     await step('monitor', () => this.monitor.stop());
     await step('feed', () => this.feed.close());

@@ -14,6 +14,7 @@ import type { DataPlanePort } from '../model/data-plane-port.ts';
 import type { Shelf } from '../model/shelf.ts';
 import type { Platform } from '../platform.ts';
 import type { ShelfConfig } from '../config/types.ts';
+import type { ShelfIpmiHaHooks } from '../ipmi/shelf/index.ts';
 
 /** Live HA figures of one pair member, per share (for the TUI's detail pane). */
 export interface HaMemberView {
@@ -46,6 +47,8 @@ export interface HaPart {
   status(): readonly HaMemberView[];
   /** Stops the machines and their timers. */
   stop(): void | Promise<void>;
+  /** Hooks for the IPMI shelf face (switchover over IPMI, `clia shmstatus`); optional. */
+  readonly ipmiHooks?: ShelfIpmiHaHooks;
 }
 
 /** What an HA factory receives: the shelf (for roles and SEL), the data plane and the platform. */
