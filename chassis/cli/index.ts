@@ -14,6 +14,7 @@ export async function registerAll(program: Command, ctx: CliContext): Promise<vo
     import('./hash.ts'),
     import('./config.ts'),
     import('./db.ts'),
+    import('./clia.ts'),
     import('./start.ts'),
     import('./replay.ts'),
   ];

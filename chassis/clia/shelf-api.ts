@@ -1,0 +1,262 @@
+/**
+ * What `atcasim clia` asks a running shelf, as typed calls over an IpmiClient: standard IPMI and
+ * PICMG 3.0 commands where they exist (SDR repository walk, Get Sensor Reading bridged to the
+ * sensor's owner, SEL, Set FRU Activation, FRU Control, fan levels, Get Device ID, Get PICMG
+ * Properties, Get Address Info) and atcasim's OEM commands for the rest (shelf-manager status and
+ * switchover, FRU list, console paths, fault and sensor injection, handle, insert/extract; layouts
+ * in chassis/ipmi/shelf/oem-protocol.ts). A non-zero completion code becomes RefusedError (clia
+ * exits 1), carrying the shelf's reason when the OEM response has one.
+ */
+import { decodeSdr, type SdrRecord } from '../sensors/sdr.ts';
+import { decodeSelRecord, type SelRecord } from '../sensors/sel.ts';
+import {
+  OEM_NETFN,
+  OemCmd,
+  STATUS_CODES,
+  decodeFruInfo,
+  decodeOemError,
+  decodeShmStatus,
+  getStr,
+  oemReader,
+  oemWriter,
+  putStr,
+  type OemFruInfo,
+  type OemShmStatus,
+} from '../ipmi/shelf/oem-protocol.ts';
+import type { IpmiClient } from './client.ts';
+
+/** Completion code texts (IPMI v2.0 Table 5-2) for messages. */
+export const CC_TEXT: Readonly<Record<number, string>> = {
+  0xc0: 'node busy',
+  0xc1: 'invalid command',
+  0xc3: 'timeout',
+  0xc4: 'out of space',
+  0xc5: 'reservation cancelled',
+  0xc7: 'request data length invalid',
+  0xc9: 'parameter out of range',
+  0xcb: 'requested sensor, data or record not present',
+  0xcc: 'invalid data field in request',
+  0xcd: 'command illegal for this sensor or record',
+  0xd3: 'destination unavailable',
+  0xd4: 'insufficient privilege level',
+  0xd5: 'command not supported in present state',
+  0x83: 'NAK on write (no controller at that address)',
+  0xff: 'unspecified error',
+};
+
+/** The shelf refused a command (non-zero completion code). */
+export class RefusedError extends Error {
+  readonly kind = 'refused' as const;
+  constructor(
+    readonly cc: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RefusedError';
+  }
+}
+
+function refused(what: string, cc: number, data: Uint8Array): RefusedError {
+  const oem = decodeOemError(data);
+  if (oem) return new RefusedError(cc, oem.code, `${what}: ${oem.message}`);
+  return new RefusedError(cc, `cc_${cc.toString(16).padStart(2, '0')}`, `${what}: ${CC_TEXT[cc] ?? 'error'} (completion code ${cc.toString(16).padStart(2, '0')}h)`);
+}
+
+/** A sensor reading (Get Sensor Reading, §35.14). */
+export interface SensorReading {
+  raw: number;
+  /** b7 events enabled, b6 scanning, b5 unavailable. */
+  flags: number;
+  states: number;
+  available: boolean;
+}
+
+/** Typed shelf operations over a connected client. */
+export class ShelfApi {
+  constructor(readonly client: IpmiClient) {}
+
+  private async call(what: string, netFn: number, cmd: number, data: number[] | Uint8Array, opts: { target?: number; once?: boolean } = {}): Promise<Uint8Array> {
+    const r = await this.client.request(netFn, cmd, data, opts);
+    if (r.cc !== 0) throw refused(what, r.cc, r.data);
+    return r.data;
+  }
+
+  private oem(what: string, cmd: number, body: (w: ReturnType<typeof oemWriter>) => void = () => {}, once = false): Promise<Uint8Array> {
+    const w = oemWriter();
+    body(w);
+    return this.call(what, OEM_NETFN, cmd, new Uint8Array(w.toBuffer()), { once });
+  }
+
+  /** OEM Get Shelf Manager Status. */
+  async shmStatus(): Promise<OemShmStatus> {
+    return decodeShmStatus(await this.oem('shmstatus', OemCmd.shmStatus));
+  }
+
+  /** OEM Switchover (sent once: a lost answer must not switch back). */
+  async switchover(): Promise<{ from: string; to: string }> {
+    const r = oemReader(await this.oem('switchover', OemCmd.switchover, () => {}, true));
+    return { from: getStr(r, 'from'), to: getStr(r, 'to') };
+  }
+
+  /** Every FRU of the shelf (OEM Get FRU Info, index 0 onwards). */
+  async frus(): Promise<OemFruInfo[]> {
+    const out: OemFruInfo[] = [];
+    let i = 0;
+    while (i !== 0xff && out.length < 255) {
+      const f = decodeFruInfo(await this.oem('fru list', OemCmd.fruInfo, (w) => w.u8(i)));
+      out.push(f);
+      i = f.next;
+    }
+    return out;
+  }
+
+  /** OEM Get Console Path. */
+  async consolePath(fru: string): Promise<{ fru: string; path: string }> {
+    const r = oemReader(await this.oem('console', OemCmd.consolePath, (w) => putStr(w, fru)));
+    return { fru: getStr(r, 'fru'), path: getStr(r, 'path') };
+  }
+
+  private async stateCall(what: string, cmd: number, a: number, b: number | undefined, fru: string, once = false): Promise<number> {
+    const r = oemReader(
+      await this.oem(
+        what,
+        cmd,
+        (w) => {
+          w.u8(a);
+          if (b !== undefined) w.u8(b);
+          putStr(w, fru);
+        },
+        once,
+      ),
+    );
+    return r.u8('state');
+  }
+
+  /** OEM FRU Fault: inject (kind payload/comm) or repair (kind undefined = all). @returns the M-state after */
+  fault(fru: string, action: 'inject' | 'repair', kind?: 'payload' | 'comm'): Promise<number> {
+    return this.stateCall(`${action} ${fru}`, OemCmd.fault, action === 'inject' ? 1 : 0, kind === 'payload' ? 0 : kind === 'comm' ? 1 : 0xff, fru, true);
+  }
+
+  /** OEM Set Sensor Reading (engineering units). */
+  async sensorValue(fru: string, sensor: string, value: number): Promise<{ raw: number; status: string; value: number }> {
+    const d = await this.oem(`inject sensor ${fru} ${sensor}`, OemCmd.sensorValue, (w) => {
+      w.u32le(Math.round(value * 1000) >>> 0);
+      putStr(w, fru);
+      putStr(w, sensor);
+    });
+    const r = oemReader(d);
+    const raw = r.u8('raw');
+    const status = STATUS_CODES[r.u8('status')] ?? 'unknown';
+    return { raw, status, value: (r.u32le('value') | 0) / 1000 };
+  }
+
+  /** OEM Hot-Swap Handle (operator). @returns the M-state after */
+  handle(fru: string, op: 'open' | 'close'): Promise<number> {
+    return this.stateCall(`handle ${op} ${fru}`, OemCmd.handle, op === 'open' ? 0 : 1, undefined, fru, true);
+  }
+
+  /** OEM Insert / Extract. @returns the M-state after */
+  insertExtract(fru: string, op: 'insert' | 'extract'): Promise<number> {
+    return this.stateCall(`${op} ${fru}`, OemCmd.insertExtract, op === 'insert' ? 1 : 0, undefined, fru, true);
+  }
+
+  /** PICMG Set FRU Activation at the shelf manager, FRU device ID `fruId` (hardware address; 0 = active ShMC). */
+  async setActivation(fruId: number, activate: boolean): Promise<void> {
+    await this.call(activate ? 'activate' : 'deactivate', 0x2c, 0x0c, [0x00, fruId, activate ? 1 : 0], { once: true });
+  }
+
+  /** PICMG FRU Control at the shelf manager (option 0 cold reset, 1 warm reset, 2 graceful reboot, 3 diagnostic interrupt). */
+  async fruControl(fruId: number, option: number): Promise<void> {
+    await this.call('frucontrol', 0x2c, 0x04, [0x00, fruId, option], { once: true });
+  }
+
+  /** The SDR repository (Reserve SDR Repository, then Get SDR record by record in 16-byte parts). */
+  async sdr(): Promise<SdrRecord[]> {
+    const resv = await this.call('Reserve SDR Repository', 0x0a, 0x22, []);
+    const out: SdrRecord[] = [];
+    let id = 0;
+    for (let n = 0; n < 1024 && id !== 0xffff; n++) {
+      const head = await this.call('Get SDR', 0x0a, 0x23, [resv[0]!, resv[1]!, id & 0xff, id >> 8, 0, 5]);
+      const next = head[0]! | (head[1]! << 8);
+      const len = head[6]!;
+      const rec = new Uint8Array(5 + len);
+      rec.set(head.subarray(2, 7), 0);
+      for (let off = 5; off < rec.length; ) {
+        const part = await this.call('Get SDR', 0x0a, 0x23, [resv[0]!, resv[1]!, id & 0xff, id >> 8, off, Math.min(16, rec.length - off)]);
+        const body = part.subarray(2);
+        if (body.length === 0) break;
+        rec.set(body.subarray(0, rec.length - off), off);
+        off += body.length;
+      }
+      try {
+        out.push(decodeSdr(rec).record);
+      } catch {
+        // a record type clia does not know: skip it
+      }
+      id = next;
+    }
+    return out;
+  }
+
+  /** Get Sensor Reading from the sensor's owner (bridged unless it is the shelf manager). */
+  async sensorReading(owner: number, number: number): Promise<SensorReading> {
+    const d = await this.call(`Get Sensor Reading ${number}`, 0x04, 0x2d, [number], { target: owner });
+    const flags = d[1] ?? 0x20;
+    return { raw: d[0] ?? 0, flags, states: (d[2] ?? 0) | ((d[3] ?? 0) << 8), available: (flags & 0x20) === 0 };
+  }
+
+  /** Every SEL record (Get SEL Entry from the first to the last). */
+  async sel(): Promise<SelRecord[]> {
+    const info = await this.call('Get SEL Info', 0x0a, 0x40, []);
+    if ((info[1]! | (info[2]! << 8)) === 0) return [];
+    const out: SelRecord[] = [];
+    let id = 0;
+    for (let n = 0; n < 0x10000 && id !== 0xffff; n++) {
+      const d = await this.call('Get SEL Entry', 0x0a, 0x43, [0, 0, id & 0xff, id >> 8, 0, 0xff]);
+      out.push(decodeSelRecord(d.subarray(2)));
+      id = d[0]! | (d[1]! << 8);
+    }
+    return out;
+  }
+
+  /** Reserve SEL + Clear SEL. */
+  async selClear(): Promise<void> {
+    const r = await this.call('Reserve SEL', 0x0a, 0x42, []);
+    await this.call('Clear SEL', 0x0a, 0x47, [r[0]!, r[1]!, 0x43, 0x4c, 0x52, 0xaa]);
+  }
+
+  /** Get Device ID of the controller at `address`. */
+  async deviceId(address: number): Promise<{ deviceId: number; revision: number; firmware: string; ipmiVersion: string; manufacturerId: number; productId: number; support: number }> {
+    const d = await this.call('Get Device ID', 0x06, 0x01, [], { target: address });
+    const minor = d[3]!;
+    return {
+      deviceId: d[0]!,
+      revision: d[1]! & 0x0f,
+      firmware: `${d[2]! & 0x7f}.${(minor >> 4).toString()}${(minor & 0x0f).toString()}`,
+      ipmiVersion: `${d[4]! & 0x0f}.${d[4]! >> 4}`,
+      manufacturerId: d[6]! | (d[7]! << 8) | ((d[8]! & 0x0f) << 16),
+      productId: d[9]! | (d[10]! << 8),
+      support: d[5]!,
+    };
+  }
+
+  /** Get PICMG Properties of the controller at `address`. */
+  async picmgProperties(address: number): Promise<{ version: string; maxFruId: number; ipmcFruId: number }> {
+    const d = await this.call('Get PICMG Properties', 0x2c, 0x00, [0x00], { target: address });
+    return { version: `${d[1]! & 0x0f}.${d[1]! >> 4}`, maxFruId: d[2]!, ipmcFruId: d[3]! };
+  }
+
+  /** Get Fan Speed Properties + Get Fan Level of the fan tray controller at `address`. */
+  async fanLevel(address: number): Promise<{ min: number; max: number; normal: number; override: number; local: number; localEnabled: boolean }> {
+    const p = await this.call('Get Fan Speed Properties', 0x2c, 0x14, [0x00, 0x00], { target: address });
+    const l = await this.call('Get Fan Level', 0x2c, 0x16, [0x00, 0x00], { target: address });
+    return { min: p[1]!, max: p[2]!, normal: p[3]!, override: l[1]!, local: l[2] ?? l[1]!, localEnabled: (l[3] ?? 0) === 1 };
+  }
+
+  /** Set Fan Level of the fan tray controller at `address`. */
+  async setFanLevel(address: number, level: number): Promise<void> {
+    await this.call('Set Fan Level', 0x2c, 0x15, [0x00, 0x00, level], { target: address });
+  }
+}
+
