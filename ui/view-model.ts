@@ -594,6 +594,10 @@ export function eventText(e: FeedEntry): string {
   return `${head} ${what}${e.deasserted ? ' (deasserted)' : ''}`.trim();
 }
 
+function withoutSource(text: string, source: string): string {
+  return text.startsWith(`${source} `) ? text.slice(source.length + 1) : text;
+}
+
 function eventColor(e: FeedEntry): Color | undefined {
   if (e.mState !== undefined) return M_STATE_COLOR[(e.mState & 7) as MState];
   if (e.deasserted) return 'gray';
@@ -606,7 +610,8 @@ function eventColor(e: FeedEntry): Color | undefined {
 function buildEvents(v: EmulatorView, l: Layout): { title: Line; lines: Line[] } {
   const rows = l.paneHeight - 1;
   const w = l.eventsWidth - 1;
-  const showId = w >= 50;
+  const showSource = w >= 40;
+  const showId = w >= 56;
   const items = v.events.slice(-rows);
   const s = v.snapshot.sel;
   return {
@@ -615,7 +620,8 @@ function buildEvents(v: EmulatorView, l: Layout): { title: Line; lines: Line[] }
       fit(
         [
           { text: `${showId ? `${e.recordId.toString(16).padStart(4, '0')} ` : ''}${clockText(e.selTime)} `, fg: 'gray' },
-          { text: eventText(e), fg: eventColor(e) },
+          ...(showSource ? [{ text: `${e.source.padEnd(6)} ` }] : []),
+          { text: showSource ? withoutSource(eventText(e), e.source) : eventText(e), fg: eventColor(e) },
         ],
         w,
       ),

@@ -203,9 +203,10 @@ describe('buildViewModel', () => {
   it('event pane follows a fault and its repair, with record IDs on wide terminals', () => {
     em.commands.injectFault('slot6');
     clock.advance(3000);
-    let vm = vmOf(em.view(), { width: 160, height: 40 });
+    let vm = vmOf(em.view(), { width: 160, height: 80 });
     const ev = vm.events.map(lineText);
-    expect(ev.some((t) => /^[0-9a-f]{4} \d\d:\d\d:\d\d slot6 Module\/Board → Critical from less severe$/.test(t))).toBe(true);
+    expect(ev.some((t) => /^[0-9a-f]{4} \d\d:\d\d:\d\d slot6 {2}Module\/Board → Critical from less severe$/.test(t))).toBe(true);
+    expect(ev.some((t) => /^[0-9a-f]{4} \d\d:\d\d:\d\d shmc-b ShMC HotSwap → M4$/.test(t))).toBe(true);
     expect(ev.some((t) => t.endsWith('Node6 HotSwap → M1'))).toBe(true);
     expect(vm.detail).toBeDefined();
     vm = vmOf(em.view(), { selected: 'slot6', width: 160 });
