@@ -1,7 +1,7 @@
 /**
  * Sliding-window rates (packets/s, bytes/s) over monotonically growing counters: a ring of
- * samples taken at most every `window/20` ms; a rate is (value now − value at the oldest sample
- * inside the window) / elapsed time. Pure: the caller passes the time (ms) and the values.
+ * samples taken at most every `window/20` ms; a rate is (value now − value at the newest sample
+ * at least one window old) / elapsed time. Pure: the caller passes the time (ms) and the values.
  * Sampling allocates nothing.
  */
 
@@ -60,16 +60,19 @@ export class RateWindow {
   }
 
   /**
-   * Rate of series `k` per second at `now`, given its current value.
-   * @returns units/s over the oldest sample within the window (0 without an earlier sample)
+   * Rate of series `k` per second at `now`, given its current value: the change since the newest
+   * sample at least one window old (or, without one, the oldest sample kept), over the time
+   * between them — so the span is about the window while samples flow, and longer after a gap.
+   * @returns units/s (0 without an earlier sample)
    */
   rate(k: number, now: number, current: number): number {
     let best = -1;
     for (let j = 0; j < this.count; j++) {
       const i = (this.head - 1 - j + this.cap * 2) % this.cap;
       const t = this.times[i]!;
-      if (now - t > this.windowMs + 1e-9) break;
-      if (t < now) best = i;
+      if (t >= now) continue;
+      best = i;
+      if (now - t >= this.windowMs) break;
     }
     if (best < 0) return 0;
     const dt = now - this.times[best]!;
