@@ -217,8 +217,10 @@ export interface SessionListing {
 /** Events the data plane raises (typed; dotted lower-case types). Processor-board events carry
  * the board's slot. */
 export type DataPlaneEvent =
-  | { type: 'rs.down' | 'rs.up'; slot: number; service: string; rs: string; atMs: number; detail: string }
-  | { type: 'pool.alarm.raised' | 'pool.alarm.cleared'; slot: number; service: string; liveShare: number; threshold: number; atMs: number }
+  | { type: 'rs.down'; slot: number; service: string; rs: string; atMs: number; detail: string }
+  | { type: 'rs.up'; slot: number; service: string; rs: string; atMs: number; detail: string }
+  | { type: 'pool.alarm.raised'; slot: number; service: string; liveShare: number; threshold: number; atMs: number }
+  | { type: 'pool.alarm.cleared'; slot: number; service: string; liveShare: number; threshold: number; atMs: number }
   | { type: 'weights.changed'; slot: number; service: string; weights: Record<string, number>; atMs: number }
   | { type: 'board.service'; slot: number; kind: 'hub' | 'processor'; inService: boolean; sessionsLost: number; bucketsMoved: number; atMs: number };
 
