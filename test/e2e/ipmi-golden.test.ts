@@ -16,25 +16,26 @@
  * - ipmitool's own broken subcommands (listed in IPMITOOL_BUGS) still run and must give what the
  *   transcript shows (nothing reaches the BMC, so nothing of atcasim is compared).
  *
- * Each folder runs against a freshly started shelf (SQLite store in a temp dir), in the battery's
- * order, with the state-changing steps of the transcripts: chassis power off/on/cycle/reset, LED
- * set, FRU 0 of the shelf manager cold-reset (75) and deactivated (81) — both switch the shelf
- * manager over to the peer, and the battery goes on against the same address —, the forced M2
- * before 85 (the operator closes the deactivated ShMC's handle: Shelf.closeHandle), the bridged
- * deactivation of slot3 (91) and SEL clear (95). Before the battery the ShMC temperature is driven to
- * 82 °C and back (ipmi_sim's seeded SEL holds an "Upper Critical going high" record), so `sel elist`
- * has the reference's mix of record kinds. The hot-swap step is shortened to 250 ms.
+ * The emulator under test is `atcasim start --headless --ipmi-port 0 --db TMP` (a separate process,
+ * test/support/headless.ts): each folder runs against a freshly started one, in the battery's order,
+ * with the state-changing steps of the transcripts: chassis power off/on/cycle/reset, LED set, FRU 0
+ * of the shelf manager cold-reset (75) and deactivated (81) — both switch the shelf manager over to
+ * the peer, and the battery goes on against the same address —, the forced M2 before 85 (the
+ * operator closes the deactivated ShMC's handle: atcasim's OEM Hot-Swap Handle command, what
+ * `clia handle close` sends), the bridged deactivation of slot3 (91: its traffic moves to the other
+ * boards) and SEL clear (95). Before the battery the ShMC temperature is driven to 82 °C and back
+ * with the OEM sensor injection (ipmi_sim's seeded SEL holds an "Upper Critical going high"
+ * record), so `sel elist` has the reference's mix of record kinds. The hot-swap step is 250 ms
+ * (`--hot-swap-step`). State checks between the runs go through atcasim's own IPMI client
+ * (chassis/clia), never into the process.
  *
  * Values deliberately different from ipmi_sim, by design of the shelf: LED 1 is under local control
  * (ipmi_sim: "[NO LOCAL CONTROL]"), so 53/55 print the local-control lines (and 55 the override).
- * The emulator under test: in-process harness (test/support/ipmi-shelf.ts: Shelf + SqliteStore +
- * startShelfIpmi on a free UDP port) — `atcasim start --headless` had not landed when this was written.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ShelfApi } from '../../chassis/clia/shelf-api.ts';
+import type { HeadlessEmulator } from '../support/headless.ts';
 import {
   firstTwoChannels,
   listGolden,
@@ -43,18 +44,52 @@ import {
   type GoldenComparison,
   type GoldenExpectations,
 } from '../support/ipmi-golden.ts';
-import { startShelfHarness, type ShelfHarness } from '../support/ipmi-shelf.ts';
-
-const FAST = (y: string) => y.replace('step: 1s', 'step: 250ms').replace('power_cycle_interval: 1s', 'power_cycle_interval: 500ms');
+import { connectClia, startReferenceEmulator } from '../support/ipmi-shelf.ts';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-async function until(what: string, cond: () => boolean, ms = 8000): Promise<void> {
+async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
   const end = performance.now() + ms;
-  while (!cond()) {
+  while (!(await cond())) {
     if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
+    await sleep(50);
   }
+}
+
+/** A running emulator and an IPMI client to it. */
+interface Rig {
+  emu: HeadlessEmulator;
+  api: ShelfApi & { close(): Promise<void> };
+  port: number;
+}
+
+async function startRig(): Promise<Rig> {
+  const emu = await startReferenceEmulator();
+  try {
+    const api = await connectClia(emu.ipmi.port);
+    return { emu, api, port: emu.ipmi.port };
+  } catch (e) {
+    await emu.kill();
+    emu.cleanup();
+    throw e;
+  }
+}
+
+async function stopRig(r: Rig | undefined): Promise<void> {
+  if (!r) return;
+  await r.api.close().catch(() => {});
+  expect(await r.emu.stop()).toBe(0);
+  r.emu.cleanup();
+}
+
+const state = async (r: Rig, fru: string) => (await r.api.frus()).find((f) => f.name === fru)!.state;
+const active = async (r: Rig) => (await r.api.shmStatus()).self;
+const powerOn = async (r: Rig) => ((await r.api.client.request(0x00, 0x01)).data[0]! & 1) === 1;
+/** Raw PICMG request at the shelf manager (identifier 00h prepended); the response data after it. */
+async function picmgRaw(r: Rig, cmd: number, data: number[]): Promise<Uint8Array> {
+  const x = await r.api.client.request(0x2c, cmd, [0x00, ...data]);
+  expect(x.cc).toBe(0);
+  return x.data.subarray(1);
 }
 
 /** What ipmitool prints for a successful `channel authcap 1 4` (ipmi_sim answered D5h). */
@@ -148,8 +183,8 @@ const IPMITOOL_BUGS: Record<string, string> = {
 
 /** A step of the battery: expectations plus what happens around the run. */
 interface Step extends GoldenExpectations {
-  before?: (h: ShelfHarness, s: RunState) => Promise<void> | void;
-  check?: (r: GoldenComparison, h: ShelfHarness, s: RunState) => Promise<void> | void;
+  before?: (h: Rig, s: RunState) => Promise<void> | void;
+  check?: (r: GoldenComparison, h: Rig, s: RunState) => Promise<void> | void;
 }
 
 /** State carried through one folder's battery. */
@@ -165,11 +200,10 @@ const IPMITOOL_STEPS: Record<string, Step> = {
   '02': { check: (r) => expect(r.result.stdout).toMatch(/^GUID Encoding\s+: IPMI$/m) },
   '03': { ...ok('Selftest: passed\n'), check: (r) => expect(r.result.stdout).toBe('Selftest: passed\n') },
   '07': { check: (r) => expect(r.result.stdout).toBe('Chassis Power is on\n') },
-  '09': { check: (r, h) => (expect(r.result.stdout).toBe('Chassis Power is off\n'), expect(h.shelf.chassisStatus().powerOn).toBe(false)) },
-  '10': { check: (_r, h) => expect(h.shelf.chassisStatus().powerOn).toBe(true) },
-  '11': { check: async (_r, h) => until('power back on after the cycle', () => h.shelf.chassisStatus().powerOn) },
+  '09': { check: async (r, h) => (expect(r.result.stdout).toBe('Chassis Power is off\n'), expect(await powerOn(h)).toBe(false)) },
+  '10': { check: async (_r, h) => expect(await powerOn(h)).toBe(true) },
+  '11': { check: (_r, h) => until('power back on after the cycle', () => powerOn(h)) },
   '13': { check: (r) => expect(r.result.stdout).toBe('Chassis Power is on\n') },
-  '15': { check: (_r, h) => expect(h.shelf.chassisStatus().identify).toBe('indefinite') },
   '16': { ...ok('System restart cause: chassis power control command\n'), check: (r) => expect(r.result.stdout).toMatch(/^System restart cause: chassis power control command$/m) },
   '17': { ...ok('POH Counter  : 0 days, 0 hours, 0 minutes\n'), check: (r) => expect(r.result.stdout).toMatch(/^POH Counter\s+: \d+ days, \d+ hours, \d+ minutes$/m) },
   '19': { check: (r) => expect(r.result.stdout).toMatch(/^Node6 CPU Temp\s+\| 53 degrees C\s+\| ok$/m) },
@@ -183,10 +217,11 @@ const IPMITOOL_STEPS: Record<string, Step> = {
   '46': { check: (r) => (expect(r.result.stdout).toMatch(/^IPMB-0 Address   : 0x20$/m), expect(r.result.stdout).toMatch(/^Site Type        : Dedicated Shelf Manager$/m)) },
   '50': { check: (r) => expect(r.result.stdout).toMatch(/^LED Color Capabilities: RED, AMBER, $/m) },
   '53': ok(EXPECTED_LED_LOCAL),
-  '54': { check: (_r, h) => expect(h.shelf.led(h.shelf.activeShmc()!, 1).override?.fn.mode).toBe('on') },
+  // Get FRU LED State of LED 1: override on (b1), function FFh, red
+  '54': { check: async (_r, h) => expect([...(await picmgRaw(h, 0x08, [0, 1]))]).toEqual([0x03, 0x00, 0x00, 0x02, 0xff, 0x00, 0x02]) },
   '55': ok(EXPECTED_LED_OVERRIDE),
-  '56': { check: (_r, h) => expect(h.shelf.led(h.shelf.activeShmc()!, 0).override).toBeUndefined() },
-  '58': { ...ok(''), check: (_r, h) => expect(h.shelf.activationPolicy(h.shelf.activeShmc()!).activationLocked).toBe(false) },
+  '56': { check: async (_r, h) => expect((await picmgRaw(h, 0x08, [0, 0]))[0]).toBe(0x01) },
+  '58': { ...ok(''), check: async (_r, h) => expect([...(await picmgRaw(h, 0x0b, [0]))]).toEqual([0x00]) },
   '59': ok(EXPECTED_PORTSTATE),
   '63': ok(''),
   '64': ok(EXPECTED_AMC_PORTSTATE),
@@ -196,22 +231,22 @@ const IPMITOOL_STEPS: Record<string, Step> = {
   '69': ok(EXPECTED_POWER),
   '70': ok(''),
   '71': ok(EXPECTED_CLK),
-  '73': { ...ok(''), check: (_r, h) => expect(h.running.ipmi.services.extras.clock(h.shelf.activeShmc()!, 0)).toMatchObject({ setting: 0x08, frequencyHz: 100_000_000 }) },
+  // clock 0 now enabled (08h), 100 MHz
+  '73': { ...ok(''), check: async (_r, h) => expect([...(await picmgRaw(h, 0x2d, [0]))]).toEqual([0x08, 0x00, 0x00, 0x00, 0x00, 0xe1, 0xf5, 0x05]) },
   '74': ok(EXPECTED_BUSRES),
   '75': {
-    before: (h, s) => void (s.activeBefore = h.shelf.activeShmc()),
+    before: async (h, s) => void (s.activeBefore = await active(h)),
     // cold reset of FRU 0 at 20h = the active ShMC: a switchover; the address keeps answering
-    check: (_r, h, s) => {
-      expect(h.shelf.activeShmc()).toBeDefined();
-      expect(h.shelf.activeShmc()).not.toBe(s.activeBefore);
-      expect(h.shelf.state(s.activeBefore!)).toBe(4);
+    check: async (_r, h, s) => {
+      expect(await active(h)).not.toBe(s.activeBefore);
+      expect(await state(h, s.activeBefore!)).toBe(4);
     },
   },
   '81': {
-    before: (h, s) => void (s.deactivatedShmc = h.shelf.activeShmc()),
-    check: (_r, h, s) => {
-      expect(h.shelf.activeShmc()).not.toBe(s.deactivatedShmc);
-      expect([6, 1]).toContain(h.shelf.state(s.deactivatedShmc!));
+    before: async (h, s) => void (s.deactivatedShmc = await active(h)),
+    check: async (_r, h, s) => {
+      expect(await active(h)).not.toBe(s.deactivatedShmc);
+      expect([6, 1]).toContain(await state(h, s.deactivatedShmc!));
     },
   },
   '82': { check: (r) => expect(r.result.stdout).toMatch(/\[Transition to M4\]/) },
@@ -219,19 +254,31 @@ const IPMITOOL_STEPS: Record<string, Step> = {
     // ipmi_sim's console forced the ShMC's FRU 0 into M2; here the operator closes the handle of the
     // ShMC that 81 deactivated, once it has reached M1
     before: async (h, s) => {
-      await until('the deactivated ShMC in M1', () => h.shelf.state(s.deactivatedShmc!) === 1);
-      h.shelf.closeHandle(s.deactivatedShmc!);
-      expect(h.shelf.state(s.deactivatedShmc!)).toBe(2);
+      await until('the deactivated ShMC in M1', async () => (await state(h, s.deactivatedShmc!)) === 1);
+      expect(await h.api.handle(s.deactivatedShmc!, 'close')).toBe(2);
     },
   },
-  '87': { check: async (_r, h, s) => until('the handle-closed ShMC back in M4', () => h.shelf.state(s.deactivatedShmc!) === 4) },
+  '87': { check: (_r, h, s) => until('the handle-closed ShMC back in M4', async () => (await state(h, s.deactivatedShmc!)) === 4) },
   '89': { check: (r) => (expect(r.result.stdout).toMatch(/^IPMB-0 Address   : 0x86$/m), expect(r.result.stdout).toMatch(/^Site Type        : ATCA board$/m)) },
   '90': { check: (r) => expect(r.result.stdout).toMatch(/^Product ID\s+: 3 \(0x0003\)$/m) },
   '91': {
     check: async (_r, h) => {
-      await until('slot3 in M1', () => h.shelf.state('slot3') === 1);
-      const causes = h.shelf.selRecords().slice(-2).map((x) => x.eventData![1] >> 4);
-      expect(causes).toEqual([1, 0]); // M6 commanded by the shelf manager, then M1 normal
+      await until('slot3 in M1', async () => (await state(h, 'slot3')) === 1);
+      // M6 commanded by the shelf manager (cause 1), then M1 (normal, cause 0), from slot3's IPMC
+      const hs = (await h.api.sel()).filter((x) => x.sensorType === 0xf0 && (x.generatorId! & 0xff) === 0x86);
+      expect(hs.slice(-2).map((x) => [x.eventData![0] & 0x0f, x.eventData![1] >> 4])).toEqual([
+        [6, 1],
+        [1, 0],
+      ]);
+      // its traffic moves on: slot3 leaves service, and (stats lines report a moving average of
+      // packets/s) soon carries nothing while the other processor boards carry the flows
+      await h.emu.waitFor((l) => l.event === 'service' && l.fru === 'slot3' && l.in_service === false, 5000, 'slot3 out of service');
+      type Board = { slot: number; in_service: boolean; pps: number };
+      const moved = (l: Record<string, unknown>) => {
+        const b = l.boards as Board[] | undefined;
+        return !!b && b.some((x) => x.slot === 3 && !x.in_service && x.pps === 0) && b.filter((x) => x.slot !== 3 && x.in_service).reduce((a, x) => a + x.pps, 0) > 0;
+      };
+      await h.emu.waitFor((l) => l.event === 'stats' && moved(l), 10_000, 'a stats line with slot3 idle and the other boards carrying traffic');
     },
   },
   '92': { check: (r) => expect(r.result.stdout).toMatch(/\[Transition to M1\]/) },
@@ -240,13 +287,13 @@ const IPMITOOL_STEPS: Record<string, Step> = {
 };
 
 /** Seeds the SEL like ipmi_sim's atca.emu: an upper-critical temperature event (and its recovery). */
-function seedThresholdEvents(h: ShelfHarness): void {
-  const shmc = h.shelf.activeShmc()!;
-  h.shelf.setSensorValue(shmc, 'ShMC Temp', 82);
-  h.shelf.setSensorValue(shmc, 'ShMC Temp', 42);
+async function seedThresholdEvents(h: Rig): Promise<void> {
+  const shmc = await active(h);
+  expect((await h.api.sensorValue(shmc, 'ShMC Temp', 82)).status).toBe('cr');
+  expect((await h.api.sensorValue(shmc, 'ShMC Temp', 42)).status).toBe('ok');
 }
 
-async function runFolder(folder: string, steps: Record<string, Step>, base: (name: string) => GoldenExpectations, h: ShelfHarness, state: RunState, name: string) {
+async function runFolder(folder: string, steps: Record<string, Step>, base: (name: string) => GoldenExpectations, h: Rig, state: RunState, name: string) {
   const nn = name.slice(0, 2);
   const step = steps[nn] ?? {};
   await step.before?.(h, state);
@@ -258,19 +305,14 @@ async function runFolder(folder: string, steps: Record<string, Step>, base: (nam
 
 const C3 = 'ipmitool-lanplus-C3';
 
-describe.each([C3, 'ipmitool-lanplus-C17', 'ipmitool-lan'])('%s battery (fresh shelf)', (folder) => {
-  let h: ShelfHarness;
-  let dir: string;
+describe.each([C3, 'ipmitool-lanplus-C17', 'ipmitool-lan'])('%s battery (fresh emulator)', (folder) => {
+  let h: Rig;
   const state: RunState = {};
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'atcasim-golden-'));
-    h = await startShelfHarness({ db: join(dir, 'shelf.db'), edit: FAST });
-    seedThresholdEvents(h);
+    h = await startRig();
+    await seedThresholdEvents(h);
   });
-  afterAll(async () => {
-    await h?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => stopRig(h));
   // -C 17: every transcript failed against ipmi_sim (no SHA-256); atcasim must print what -C 3 shows
   const base = (name: string): GoldenExpectations => {
     if (folder !== 'ipmitool-lanplus-C17') return {};
@@ -283,11 +325,11 @@ describe.each([C3, 'ipmitool-lanplus-C17', 'ipmitool-lan'])('%s battery (fresh s
 });
 
 describe('ipmitool-lanplus-C3-nonatca (atcasim is always an ATCA shelf)', () => {
-  let h: ShelfHarness;
+  let h: Rig;
   beforeAll(async () => {
-    h = await startShelfHarness({ edit: FAST });
+    h = await startRig();
   });
-  afterAll(async () => h?.stop());
+  afterAll(() => stopRig(h));
   // ipmi_sim without atca_enable made every picmg command fail ("Error getting address
   // information."); atcasim's shelf always answers PICMG, so these print what the ATCA set shows.
   const asAtca: Record<string, string> = { '02': '45_picmg_properties.txt', '03': '46_picmg_addrinfo.txt', '04': '83_picmg_activate_from_m1.txt' };
@@ -299,18 +341,13 @@ describe('ipmitool-lanplus-C3-nonatca (atcasim is always an ATCA shelf)', () => 
   });
 });
 
-describe('freeipmi battery (fresh shelf)', () => {
-  let h: ShelfHarness;
-  let dir: string;
+describe('freeipmi battery (fresh emulator)', () => {
+  let h: Rig;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'atcasim-golden-fi-'));
-    h = await startShelfHarness({ db: join(dir, 'shelf.db'), edit: FAST });
-    seedThresholdEvents(h);
+    h = await startRig();
+    await seedThresholdEvents(h);
   });
-  afterAll(async () => {
-    await h?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => stopRig(h));
   const bmcInfo04 = () => loadGolden('freeipmi/04_bmc-info_lan20_C3_admin.txt').stdout;
   const bmcInfo05 = () => loadGolden('freeipmi/05_bmc-info_lan15.txt').stdout;
   const cut = { transform: firstTwoChannels };
@@ -333,8 +370,8 @@ describe('freeipmi battery (fresh shelf)', () => {
     '17': {
       blockSet: true, check: (r) => expect(r.result.stdout).toMatch(/^FRU Inventory Device: PEM2 \(ID 00h\)$/m) },
     '19': { exitCode: 0, stdout: '127.0.0.1: on\n', stderr: '' },
-    '23': { check: (_r, hh) => expect(hh.shelf.chassisStatus().powerOn).toBe(false) },
-    '24': { check: (_r, hh) => expect(hh.shelf.chassisStatus().powerOn).toBe(true) },
+    '23': { check: async (_r, hh) => expect(await powerOn(hh)).toBe(false) },
+    '24': { check: async (_r, hh) => expect(await powerOn(hh)).toBe(true) },
     '27': { ...ok(EXPECTED_CHASSIS_CAPS), check: (r) => expect(r.result.stdout).toMatch(/^Bridge Device Address\s+: 20h$/m) },
     '29': { check: (r) => expect(r.result.stdout.trim()).toBe('rcvd: 01 00 00 01 02 10 02 BF 5A 31 00 01 00 00 00 00 00') },
     '31': { check: (r) => expect(r.result.stdout.trim()).toBe('rcvd: 01 00 00 10 20 FF 00 01 03') },
