@@ -239,6 +239,7 @@ export class TrafficSource implements CaptureHandler {
   runSlice(maxPackets = DEFAULT_SLICE): boolean {
     this.limit = Infinity;
     this.slice = Math.max(1, maxPackets);
+    this.sliceLeft = this.slice;
     this.step();
     return !this.done;
   }
@@ -256,12 +257,13 @@ export class TrafficSource implements CaptureHandler {
   pump(now: number, budget = DEFAULT_SLICE): number {
     this.limit = now;
     this.slice = Math.max(1, budget);
+    this.sliceLeft = this.slice;
     if (this.held) {
       if (this.heldDue > now) return this.heldDue;
       this.held = false;
-      this.sliceLeft = this.slice;
       this.parser.parseAt(this.holdBuf, 0, this.heldLen, this.heldLink, this.heldOrig);
       this.deliverParsed(this.parser.result, this.heldDue);
+      if (--this.sliceLeft <= 0) return this.done ? Infinity : now;
     }
     this.step();
     if (this.done) return Infinity;
@@ -278,7 +280,6 @@ export class TrafficSource implements CaptureHandler {
   // ---------------------------------------------------------------- internals
 
   private step(): void {
-    this.sliceLeft = this.slice;
     while (!this.done) {
       const i = this.cur;
       let feed = this.feeds[i];
@@ -301,6 +302,7 @@ export class TrafficSource implements CaptureHandler {
         r = feed.pump();
         if (this.formats[i] === null) this.formats[i] = this.formatOf(feed);
       } catch (e) {
+        if (this.formats[i] === null) this.formats[i] = this.formatOf(feed);
         this.report(i, e);
         r = 'eof';
       }
