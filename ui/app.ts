@@ -82,6 +82,11 @@ export class TuiApp {
       warnings: false,
       title: 'atcasim',
     } as Widgets.IScreenOptions);
+    // In a UTF-8 locale, draw box and bullet characters as UTF-8 rather than through the VT100
+    // alternate character set (blessed's default when the terminfo entry has no U8 flag): the
+    // screen then reads the same in every terminal and in `tmux capture-pane`.
+    const tput = (this.screen as unknown as { tput?: { unicode?: boolean; brokenACS?: boolean } }).tput;
+    if (tput?.unicode) tput.brokenACS = true;
     const first = opts.source.view();
     const order = selectionOrder(first.snapshot);
     const firstBoard = first.snapshot.frus.find((f) => f.kind === 'processor');

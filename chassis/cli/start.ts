@@ -276,7 +276,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
       (sig) => log.warn({ category: 'shutdown', signal: sig }, 'already shutting down'),
     );
     if (o.headless) {
-      events.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, db: dbPath, pid: process.pid }, 'ready');
+      events.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, db: dbPath }, 'ready');
       const stats = () => {
         em.sampleTraffic();
         events.info(statsLine(em.view(), clock.now() - t0), 'stats');
