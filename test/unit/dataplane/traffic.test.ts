@@ -10,7 +10,7 @@ import { SeededRandom } from '../../../board/common/random.ts';
 import { FlowTuple, type PacketView } from '../../../board/packet/flow-tuple.ts';
 import { FLOW_KEY_BYTES, writeFlowKey } from '../../../board/switch/field-select.ts';
 import { FlowCounter } from '../../../chassis/dataplane/flow-counter.ts';
-import { memoryInput, MemoryFeed, shiftPort, TrafficSource, type PacketSink } from '../../../chassis/dataplane/traffic.ts';
+import { memoryInput, MemoryFeed, shiftPort, TrafficSource } from '../../../chassis/dataplane/traffic.ts';
 import { shared } from '../../support/shared.ts';
 import { BUNDLED, makePlane } from './fixture.ts';
 
