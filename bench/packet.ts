@@ -101,7 +101,9 @@ export async function benchPacket(file = shared('pcap', 'bench', 'loopback-mix.p
   );
 
   // Parse only: records located once, frames parsed from the in-memory file.
-  const bytes = readFileSync(file);
+  // a plain Uint8Array view (a Buffer is a subclass: mixing both makes the byte loads polymorphic)
+  const fileBuf = readFileSync(file);
+  const bytes = new Uint8Array(fileBuf.buffer, fileBuf.byteOffset, fileBuf.length);
   const offs: number[] = [];
   const lens: number[] = [];
   const origs: number[] = [];
