@@ -39,6 +39,8 @@ export interface HwView {
   healthy: boolean;
   active: boolean;
   interlock: boolean;
+  /** The channel's epoch register (highest epoch ever claimed). */
+  epoch: number;
 }
 
 /** Everything the arbitration predicates read. */
@@ -93,9 +95,14 @@ export function mayActivateAtBoot(v: ArbView): boolean {
   return v.settledLong; // present but not healthy: wait up to T_settle
 }
 
-/** An active member yields when its live peer is active with a higher epoch (equal: the home keeps it). */
+/**
+ * An active member yields when its live peer is active with a higher epoch (equal: the home keeps
+ * it). With the interlock on, the peer must also hold its ACTIVE line: a peer that merely tried
+ * (its claim refused by the interlock, or not yet asserted) never makes the real owner yield.
+ */
 export function mustYield(v: ArbView): boolean {
   if (!alive(v) || v.peer.role !== 'active') return false;
+  if (v.hw.interlock && !v.hw.active && !v.unsafeNoInterlockGuard) return false;
   return v.peer.epoch > v.epoch || (v.peer.epoch === v.epoch && !v.home);
 }
 

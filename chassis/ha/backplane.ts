@@ -11,6 +11,10 @@
  * peer's ACTIVE for that channel is low; turning it off is the documented way to allow two actives
  * (ha.md S24). Lines change instantly (no propagation delay) and cannot be partitioned.
  *
+ * The backplane also keeps, per channel, the highest activation epoch ever claimed (an epoch
+ * register in shared shelf hardware, as a shelf FRU record would hold it): a node that was down
+ * when its peer took over still activates with a higher epoch, so epochs never repeat.
+ *
  * Faults: `stickHealthy(node, 'low'|'high')` overrides what the node drives; power states
  * 'off' | 'reset' | 'failed' drop HEALTHY and every ACTIVE in hardware at the same instant (and
  * forget the software's intent, so the node must assert them again after it boots); 'extracted'
@@ -59,10 +63,12 @@ export interface BackplanePort {
   /** Software drives HEALTHY (no effect while the node is not powered on). */
   setHealthy(node: string, healthy: boolean): void;
   /**
-   * Software asserts ACTIVE for `channel`. @returns false when refused: the node is not powered on,
-   * or the interlock is on and the peer's ACTIVE for the channel is high.
+   * Software asserts ACTIVE for `channel` with its activation `epoch`. @returns false when refused:
+   * the node is not powered on, or the interlock is on and the peer's ACTIVE for the channel is high.
    */
-  claimActive(node: string, channel: string): boolean;
+  claimActive(node: string, channel: string, epoch?: number): boolean;
+  /** Highest activation epoch ever claimed on `channel` (the shelf's epoch register; 0 if none). */
+  epochOf(channel: string): number;
   /** Software releases ACTIVE for `channel`. */
   releaseActive(node: string, channel: string): void;
   /** Subscribes to effective changes; returns an unsubscribe function. */
@@ -83,6 +89,7 @@ export class Backplane implements BackplanePort {
   private readonly hw = new Map<string, NodeHw>();
   private readonly listeners = new Set<(c: LineChange) => void>();
   private interlockOn = true;
+  private readonly epochs = new Map<string, number>();
   /** Claims refused by the interlock (for reports). */
   refusedClaims = 0;
 
@@ -139,17 +146,22 @@ export class Backplane implements BackplanePort {
     });
   }
 
-  claimActive(node: string, channel: string): boolean {
+  claimActive(node: string, channel: string, epoch = 0): boolean {
     if (!this.channels.includes(channel)) throw new CommandError('unknown_channel', `backplane: unknown channel ${channel}`);
     const h = this.node(node);
     if (h.power !== 'on') return false;
-    if (h.activeIntent.has(channel)) return true;
-    if (this.interlockOn && this.lines(this.peerOf(node), channel).active) {
+    if (!h.activeIntent.has(channel) && this.interlockOn && this.lines(this.peerOf(node), channel).active) {
       this.refusedClaims++;
       return false;
     }
-    this.mutate(node, (x) => x.activeIntent.add(channel));
+    if (epoch > (this.epochs.get(channel) ?? 0)) this.epochs.set(channel, epoch);
+    if (!h.activeIntent.has(channel)) this.mutate(node, (x) => x.activeIntent.add(channel));
     return true;
+  }
+
+  epochOf(channel: string): number {
+    if (!this.channels.includes(channel)) throw new CommandError('unknown_channel', `backplane: unknown channel ${channel}`);
+    return this.epochs.get(channel) ?? 0;
   }
 
   releaseActive(node: string, channel: string): void {

@@ -204,8 +204,12 @@ export class NodeController {
     this.o.backplane.setPower(this.node, 'on');
     this.o.observer?.hardware?.({ at: this.o.hardware.now(), node: this.node, what: 'power-on', cause });
     for (const m of this.members.values()) {
-      if (!running(m) || m.outdated) this.createActor(m);
-      else m.actor.send({ type: 'hw.powerOn' });
+      if (!running(m) || m.outdated) {
+        this.createActor(m);
+      } else {
+        m.actor.send({ type: 'hw.powerOn' });
+        this.deliverLines(m);
+      }
     }
   }
 
@@ -238,8 +242,12 @@ export class NodeController {
       if (!this.powered) return;
       this.o.backplane.setPower(this.node, 'on');
       for (const m of this.members.values()) {
-        if (running(m)) m.actor.send({ type: 'hw.powerOn' });
-        else this.createActor(m);
+        if (running(m)) {
+          m.actor.send({ type: 'hw.powerOn' });
+          this.deliverLines(m);
+        } else {
+          this.createActor(m);
+        }
       }
     }, this.o.cfg.resetMs);
   }
@@ -572,14 +580,19 @@ export class NodeController {
   private deliverLines(m: Member): void {
     if (!running(m)) return;
     const l = this.o.backplane.lines(m.peer, m.share);
-    m.actor.send({ type: 'hw.lines', present: l.present, healthy: l.healthy, active: l.active, interlock: this.o.backplane.interlock });
+    m.actor.send({
+      type: 'hw.lines', present: l.present, healthy: l.healthy, active: l.active, interlock: this.o.backplane.interlock,
+      epoch: this.o.backplane.epochOf(m.share),
+    });
   }
 
   private claim(m: Member, ctx: PairMemberSnapshot['context']): void {
     m.activation = { epoch: ctx.epoch, kind: ctx.activation, notHot: ctx.takeoverNotHot };
-    const ok = this.o.backplane.claimActive(this.node, m.share);
+    const ok = this.o.backplane.claimActive(this.node, m.share, ctx.epoch);
     if (!ok && !this.o.unsafeNoInterlockGuard) {
       this.log.warn({ category: 'interlock', share: m.share }, 'ACTIVE claim refused by the interlock');
+      // Our reading of the peer's lines was stale: read them again, then report the refusal.
+      this.o.control.setTimeout(() => this.deliverLines(m), 0);
       this.post(m, { type: 'hw.claimRefused' });
       return;
     }

@@ -99,7 +99,7 @@ export type PairMemberEvent =
       hearsUs: boolean;
     }
   /** The peer's hardware lines for this channel changed (or a first reading). */
-  | { type: 'hw.lines'; present: boolean; healthy: boolean; active: boolean; interlock: boolean }
+  | { type: 'hw.lines'; present: boolean; healthy: boolean; active: boolean; interlock: boolean; epoch?: number }
   /** Standby: a bulk (full) sync finished; ready → hot. */
   | { type: 'sync.bulkDone' }
   /** Standby: the synced table is no longer current (gap that retransmission cannot fill, silence). */
@@ -183,7 +183,7 @@ export const pairMemberMachine = setup({
     }),
     recordLines: assign(({ event }) => {
       if (event.type !== 'hw.lines') return {};
-      return { hw: { present: event.present, healthy: event.healthy, active: event.active, interlock: event.interlock } };
+      return { hw: { present: event.present, healthy: event.healthy, active: event.active, interlock: event.interlock, epoch: event.epoch ?? 0 } };
     }),
     markPeerSilent: assign(({ context }) => ({ peer: { ...context.peer, silent: true } })),
     markPeerAlive: assign(({ context }) => ({ peer: { ...context.peer, silent: false } })),
@@ -193,7 +193,7 @@ export const pairMemberMachine = setup({
     })),
     markSettled: assign(() => ({ settled: true })),
     markSettledLong: assign(() => ({ settledLong: true })),
-    bumpEpoch: assign(({ context }) => ({ epoch: Math.max(context.epoch, context.peer.epoch) + 1, activations: context.activations + 1 })),
+    bumpEpoch: assign(({ context }) => ({ epoch: Math.max(context.epoch, context.peer.epoch, context.hw.epoch) + 1, activations: context.activations + 1 })),
     noteBoot: assign(() => ({ activation: 'boot' as const, takeoverNotHot: false })),
     noteForcedFromReady: assign(() => ({ activation: 'forced' as const, takeoverNotHot: true })),
     noteForcedFromHot: assign(() => ({ activation: 'forced' as const, takeoverNotHot: false })),
@@ -217,7 +217,7 @@ export const pairMemberMachine = setup({
     unsafeNoInterlockGuard: input.unsafeNoInterlockGuard === true,
     epoch: input.epoch ?? 0,
     peer: noPeer(),
-    hw: { present: false, healthy: false, active: false, interlock: true },
+    hw: { present: false, healthy: false, active: false, interlock: true, epoch: 0 },
     uplink: true,
     settled: false,
     settledLong: false,

@@ -184,6 +184,8 @@ interface Cohort {
   endsAt: number;
   sessions: number;
   holder: string | null;
+  /** The sync record for this cohort (built once). */
+  rec?: SyncRecord;
 }
 
 class Ledger {
@@ -203,14 +205,16 @@ class Ledger {
     this.alive.set(c.key, c);
     this.created += c.sessions;
     const h = this.heap;
+    let i = h.length;
     h.push(c);
-    let i = h.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (h[p]!.endsAt <= h[i]!.endsAt) break;
-      [h[i], h[p]] = [h[p]!, h[i]!];
+      const parent = h[p]!;
+      if (parent.endsAt <= c.endsAt) break;
+      h[i] = parent;
       i = p;
     }
+    h[i] = c;
   }
 
   /** Cohorts whose end is due, removed from the alive set. */
@@ -220,19 +224,19 @@ class Ledger {
     while (h.length && h[0]!.endsAt <= now) {
       const top = h[0]!;
       const last = h.pop()!;
-      if (h.length) {
-        h[0] = last;
+      const n = h.length;
+      if (n) {
         let i = 0;
         for (;;) {
           const l = 2 * i + 1;
+          if (l >= n) break;
           const r = l + 1;
-          let m = i;
-          if (l < h.length && h[l]!.endsAt < h[m]!.endsAt) m = l;
-          if (r < h.length && h[r]!.endsAt < h[m]!.endsAt) m = r;
-          if (m === i) break;
-          [h[i], h[m]] = [h[m]!, h[i]!];
+          const m = r < n && h[r]!.endsAt < h[l]!.endsAt ? r : l;
+          if (h[m]!.endsAt >= last.endsAt) break;
+          h[i] = h[m]!;
           i = m;
         }
+        h[i] = last;
       }
       if (this.alive.delete(top.key)) {
         this.ended += top.sessions;
@@ -258,8 +262,8 @@ class ShareTable implements ShareDataPlane {
   private dead = 0;
   forwardFrom = Infinity;
   held = false;
-  /** First reason the table stopped forwarding while live, and the owner's acknowledged watermark then. */
-  stop: { at: number; watermark: number } | null = null;
+  /** First reason the table stopped forwarding while live: when, the owner's acknowledged watermark and the faulty components then. */
+  stop: { at: number; watermark: number; faults: number } | null = null;
 
   constructor(
     private readonly node: string,
@@ -267,6 +271,7 @@ class ShareTable implements ShareDataPlane {
     private readonly recordBytes: number,
     private readonly now: () => number,
     private readonly watermark: () => number,
+    private readonly faults: () => number,
   ) {}
 
   readonly source: SessionSource = {
@@ -303,7 +308,7 @@ class ShareTable implements ShareDataPlane {
       const c = this.arr[i]!;
       if (c.createdAt > upTo) break;
       if (!this.live.has(c.key)) continue;
-      yield { key: c.key, createdAt: c.createdAt, sessions: c.sessions, size: c.sessions * this.recordBytes };
+      yield (c.rec ??= { key: c.key, createdAt: c.createdAt, sessions: c.sessions, size: c.sessions * this.recordBytes });
     }
   }
 
@@ -334,7 +339,7 @@ class ShareTable implements ShareDataPlane {
   }
 
   noteStop(at: number): void {
-    if (this.mode === 'live' && !this.stop) this.stop = { at, watermark: this.watermark() };
+    if (this.mode === 'live' && !this.stop) this.stop = { at, watermark: this.watermark(), faults: this.faults() };
   }
 
   promote(forwardFrom: number): void {
@@ -757,7 +762,7 @@ export class PairSim {
       const tables = new Map<string, ShareTable>();
       const node = { name, pair, control, data, watchdog, tables, uplink: true, hung: false, stallControl: false, pauseGen: 0, paused: false, lastFaultAt: null, recovering: false } as unknown as SimNode;
       for (const s of shares) {
-        tables.set(s, new ShareTable(name, pair.ledgers.get(s) ?? null, this.traffic?.recordBytes ?? 64, () => this.clock.now(), () => node.controller.sender(s)?.ackedWatermark() ?? -Infinity));
+        tables.set(s, new ShareTable(name, pair.ledgers.get(s) ?? null, this.traffic?.recordBytes ?? 64, () => this.clock.now(), () => node.controller.sender(s)?.ackedWatermark() ?? -Infinity, () => this.faultCount()));
       }
       node.controller = new NodeController({
         node: name,
@@ -876,7 +881,6 @@ export class PairSim {
     const st = this.share(share);
     const prev = st.routerTarget;
     st.routerTarget = node;
-    if (prev === node) return;
     const now = this.clock.now();
     const newNode = this.nodes.get(node)!;
     const act = newNode.controller.lastActivation(share) ?? { epoch: 0, kind: null, notHot: false };
@@ -887,6 +891,9 @@ export class PairSim {
     }
     const old = this.nodes.get(prev)!;
     const oldTable = old.tables.get(share)!;
+    if (prev === node && oldTable.mode === 'live' && [...(st.pair.ledgers.get(share)?.alive.values() ?? [])].every((c) => oldTable.live.has(c.key))) {
+      return; // the owner re-claimed with its table intact (an aborted handover): nothing moved
+    }
     const planned = kind === 'planned';
     const stop = oldTable.stop;
     const tf = stop ? stop.at : now;
@@ -911,7 +918,7 @@ export class PairSim {
     const oracle = { tf, syncMinAgeMs: this.cfg.syncMinAgeMs, syncBatchMs: this.cfg.syncBatchMs, watermark, planned };
     const loss = classifyLoss(lost, oracle);
     const faultAt = old.lastFaultAt ?? st.pair.lastActionAt;
-    const faultsAtTf = this.faultCount();
+    const faultsAtTf = stop ? Math.max(stop.faults, this.faultCount()) : this.faultCount();
     const rep: TakeoverReport = {
       share, from: prev, to: node, kind, epoch: act.epoch, notHot: act.notHot,
       faultAt, claimAt: now, forwardingAt, tf, detectionMs: now - faultAt, takeoverMs: forwardingAt - faultAt,

@@ -117,7 +117,7 @@ const te = new TextEncoder();
 const td = new TextDecoder('utf-8', { fatal: true });
 
 function keyLen(key: string): number {
-  const n = te.encode(key).length;
+  const n = Buffer.byteLength(key, 'utf8');
   if (n < 1 || n > 255) throw new RangeError(`sync key must be 1..255 bytes, got ${n}`);
   return n;
 }

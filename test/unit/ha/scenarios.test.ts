@@ -504,6 +504,15 @@ describe('pair simulation properties', () => {
     expect(script(43)).not.toBe(a);
   });
 
+  it('the test-only switch that drops the interlock guard makes two owners reachable, and the audit reports it (2 actions)', () => {
+    const script = { actions: [[T0, 'stick-healthy slot3 low'], [T0 + 1000, 'cut heartbeat lb1']] as Array<[number, string]>, runMs: T0 + 3000 };
+    const { report: bad } = runScript({ ...script, options: { unsafeNoInterlockGuard: true } });
+    expect(bad.invariants.violations.map((v) => v.invariant)).toContain('single-owner');
+    expect(bad.doubleActive.episodes).toBeGreaterThan(0);
+    const { report: good } = runScript(script); // S23: the guard holds
+    expect(good.invariants.violations).toEqual([]);
+  });
+
   it('runs through the wire codecs too (every heartbeat and sync datagram encoded and decoded)', () => {
     const { report: r } = runScript({ options: { wire: true }, actions: [[T0, 'crash slot3']], runMs: T0 + 3000 });
     const t = onlyTakeover(r);
