@@ -49,7 +49,8 @@ export interface ClientOptions {
   password: string;
   /** RMCP+ cipher suite: 17 (default) or 3. */
   cipherSuite?: 3 | 17;
-  /** Requested privilege (default 4, ADMINISTRATOR). */
+  /** Requested privilege; default: the highest the user has (Open Session asks for 0, "highest",
+   * and the session runs at what the BMC grants — ADMINISTRATOR for an administrator). */
   privilege?: 1 | 2 | 3 | 4;
   /** Timeout of one attempt, ms (default 1000). */
   timeoutMs?: number;
@@ -105,6 +106,8 @@ export class IpmiClient {
   private rqSeq = 0;
   private open = false;
   private readonly pending = new Set<Pending>();
+  /** The session's privilege level once connected (2 USER, 3 OPERATOR, 4 ADMINISTRATOR). */
+  privilege = 0;
   private setupWaiter: ((payloadType: number, payload: Uint8Array) => void) | undefined;
 
   constructor(
@@ -185,15 +188,16 @@ export class IpmiClient {
    * @throws ConnectionError when the BMC does not answer, refuses the login or fails the RAKP checks
    */
   async connect(): Promise<void> {
-    const priv = this.opts.privilege ?? 4;
+    const asked = this.opts.privilege ?? 0;
     const os = decodeOpenSessionResponse(
       await this.exchange(
         PayloadType.OpenSessionRequest,
-        encodeOpenSessionRequest({ tag: 0, maxPrivilege: priv, consoleSid: this.consoleSid, auth: this.suite.auth, integrity: this.suite.integrity, conf: this.suite.conf }),
+        encodeOpenSessionRequest({ tag: 0, maxPrivilege: asked, consoleSid: this.consoleSid, auth: this.suite.auth, integrity: this.suite.integrity, conf: this.suite.conf }),
       ),
     );
     if (os.status !== 0) throw new ConnectionError(`open session refused: ${RMCP_STATUS[os.status] ?? `status ${os.status}`}`);
     this.bmcSid = os.bmcSid!;
+    const priv = asked || Math.min(4, Math.max(2, os.maxPrivilege));
     const rm = this.opts.randomBytes(16);
     const name = utf8(this.opts.user);
     const role = 0x10 | priv; // name-only lookup, as ipmitool and FreeIPMI send
@@ -218,10 +222,19 @@ export class IpmiClient {
     this.k1 = deriveKey(this.suite.auth, sik, 1);
     this.k2 = deriveKey(this.suite.auth, sik, 2);
     this.open = true;
-    if (priv > 2) {
-      const r = await this.request(0x06, 0x3b, [priv]);
-      if (r.cc !== 0) throw new ConnectionError(`privilege level ${priv} refused (completion code ${r.cc.toString(16)}h)`);
+    // Set Session Privilege Level: the level asked for, or — automatically — the highest the user
+    // may have (a USER or OPERATOR account is refused 80h/81h above its limit; step down).
+    const levels = this.opts.privilege ? [this.opts.privilege] : [4, 3];
+    for (const level of levels) {
+      if (level <= 2) break; // sessions start at USER
+      const r = await this.request(0x06, 0x3b, [level]);
+      if (r.cc === 0) {
+        this.privilege = level;
+        return;
+      }
+      if (this.opts.privilege || (r.cc !== 0x80 && r.cc !== 0x81)) throw new ConnectionError(`privilege level ${level} refused (completion code ${r.cc.toString(16)}h)`);
     }
+    this.privilege = 2;
   }
 
   private packet(rsSA: number, netFn: number, cmd: number, data: Uint8Array, rqSeq: number): Uint8Array {

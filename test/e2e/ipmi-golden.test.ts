@@ -125,8 +125,8 @@ const EXPECTED_PORTSTATE = `      Link Grouping ID:     0x00
 `;
 const EXPECTED_AMC_PORTSTATE = `   Link device :         AMC
    Link Grouping ID:     0x00
-   Link Type Extension:  1000BASE-BX (SerDES Gigabit) Ethernet link
-   Link Type:            Ethernet
+   Link Type Extension:  1000BASE-BX (SerDES Gigabit)
+   Link Type:            ETHERNET
    Link Designator: 
       Channel Number:    0x00
       Port Flag:         0x01
