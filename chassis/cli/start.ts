@@ -268,9 +268,19 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
         events.info({ event: 'shutdown', reason, uptime_s: Math.round((clock.now() - t0) / 100) / 10 }, `stopped (${reason}); database closed`);
         loggers.flush();
         offSignals();
-        resolveExit(reason === 'tui-error' ? 1 : 0);
+        process.off('uncaughtException', onCrash);
+        resolveExit(reason === 'tui-error' || reason === 'internal-error' ? 1 : 0);
       })();
     };
+    // A bug must not leave the terminal in raw mode or the database open: restore, log, stop, exit 1.
+    const onCrash = (e: Error) => {
+      tui?.destroy();
+      tui = undefined;
+      log.error({ category: 'internal', err: e.stack ?? String(e) }, 'internal error; shutting down');
+      ctx.stderr.write(`atcasim start: internal error: ${e.stack ?? String(e)}\n`);
+      shutdown('internal-error');
+    };
+    process.on('uncaughtException', onCrash);
     const offSignals = onShutdownSignals(
       (sig) => shutdown(sig),
       (sig) => log.warn({ category: 'shutdown', signal: sig }, 'already shutting down'),

@@ -22,7 +22,7 @@ import type { Clock, TimerId } from '../../board/common/clock.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import type { ShelfConfig } from '../config/types.ts';
 import { DataPlane } from '../dataplane/data-plane.ts';
-import type { DataPlaneStats, RsTable } from '../dataplane/types.ts';
+import type { DataPlaneStats, RsTable, SessionHandover } from '../dataplane/types.ts';
 import { TrafficSource, type Pacing, type TrafficInput } from '../dataplane/traffic.ts';
 import type { LanServer } from '../ipmi/lan-server.ts';
 import type { ProvisionResult } from '../ipmi/users.ts';
@@ -137,6 +137,8 @@ export class Emulator {
   private pumpTimer: TimerId | undefined;
   private stopped = false;
   private stopping: Promise<void> | undefined;
+  /** Late-bound session handover of the data plane (set once the HA part exists). */
+  private handoverRef: { fn?: SessionHandover } = {};
 
   private constructor(
     private readonly opts: EmulatorOptions,
@@ -190,6 +192,7 @@ export class Emulator {
       config = { ...config, hotSwap: { ...config.hotSwap, stepMs: opts.hotSwapStepMs } };
     }
     const randomBytes = opts.randomBytes ?? cryptoRandomBytes;
+    const handover: { fn?: SessionHandover } = {};
     let admin: ProvisionResult;
     let dataPlane: DataPlane;
     let shelf: Shelf;
@@ -198,6 +201,8 @@ export class Emulator {
       dataPlane = new DataPlane({
         config,
         platform,
+        // HA seam: with an HA part, a leaving board's buckets go to its buddy, which may take its sessions over.
+        ...(opts.ha ? { buddyFailover: true, handover: (slot, board) => handover.fn?.(slot, board) ?? 0 } : {}),
         ...(opts.sessionCapacity !== undefined ? { sessionCapacity: opts.sessionCapacity } : {}),
         ...(opts.rateWindowMs !== undefined ? { rateWindowMs: opts.rateWindowMs } : {}),
       });
@@ -207,6 +212,7 @@ export class Emulator {
       throw e;
     }
     const em = new Emulator(opts, resolved, config, shelf, dataPlane, admin);
+    em.handoverRef = handover;
     try {
       await em.startParts(randomBytes);
     } catch (e) {
@@ -218,7 +224,10 @@ export class Emulator {
 
   private async startParts(randomBytes: (n: number) => Uint8Array): Promise<void> {
     const opts = this.opts;
-    if (opts.ha) this.ha = await opts.ha({ shelf: this.shelf, dataPlane: this.dataPlane, platform: opts.platform, config: this.config });
+    if (opts.ha) {
+      this.ha = await opts.ha({ shelf: this.shelf, dataPlane: this.dataPlane, platform: opts.platform, config: this.config });
+      if (this.ha.handover) this.handoverRef.fn = this.ha.handover;
+    }
     this.scheduleTick(0);
     this.monitor.start();
     if (opts.traffic) this.startTraffic(opts.traffic);

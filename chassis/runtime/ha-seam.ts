@@ -9,8 +9,14 @@
  *
  * Until the HA part is wired, `Emulator.ha` is undefined and the TUI keys `s` and `w` answer
  * "not available yet" (CommandError code `not_available`), honestly.
+ *
+ * Wiring (chassis/runtime/emulator.ts): when `EmulatorOptions.ha` is given, the DataPlane is built
+ * with `buddyFailover: true` (a leaving board's buckets go to its buddy) and a `handover` hook
+ * that calls `HaPart.handover`; the factory runs after the Shelf opened and before the IPMI face
+ * is built (which then gets `HaPart.ipmiHooks`).
  */
-import type { DataPlanePort } from '../model/data-plane-port.ts';
+import type { DataPlane } from '../dataplane/data-plane.ts';
+import type { SessionHandover } from '../dataplane/types.ts';
 import type { Shelf } from '../model/shelf.ts';
 import type { Platform } from '../platform.ts';
 import type { ShelfConfig } from '../config/types.ts';
@@ -49,12 +55,21 @@ export interface HaPart {
   stop(): void | Promise<void>;
   /** Hooks for the IPMI shelf face (switchover over IPMI, `clia shmstatus`); optional. */
   readonly ipmiHooks?: ShelfIpmiHaHooks;
+  /**
+   * Called by the data plane when a processor board leaves service with sessions in its table:
+   * returns how many the buddy took over (the rest are counted lost). Optional.
+   */
+  readonly handover?: SessionHandover;
 }
 
-/** What an HA factory receives: the shelf (for roles and SEL), the data plane and the platform. */
+/**
+ * What an HA factory receives: the shelf (roles and SEL through `Shelf.setRole`), the data plane
+ * (`group` for moving shares, `board(slot)` for session sync and promotion; built with the HA
+ * buddies as ECMP failover targets whenever an HA factory is given), and the platform.
+ */
 export interface HaContext {
   shelf: Shelf;
-  dataPlane: DataPlanePort;
+  dataPlane: DataPlane;
   platform: Platform;
   config: ShelfConfig;
 }

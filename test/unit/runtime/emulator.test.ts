@@ -138,6 +138,46 @@ describe('Emulator in simulated time', () => {
     expect(calls).toEqual(['switchover shmc', 'hang slot3', 'stop']);
   });
 
+  it('HA seam: buddies as ECMP failover targets, and the session handover hook', async () => {
+    const clock = new SimClock();
+    const handed: Array<[number, number]> = [];
+    const ha: HaPart = {
+      switchover: () => {},
+      hang: () => {},
+      heal: () => {},
+      status: () => [],
+      stop: () => {},
+      handover: (slot, board) => {
+        handed.push([slot, board.table.size]);
+        return board.table.size - 1; // the buddy takes all but one
+      },
+    };
+    let ctxSeen = false;
+    const em = await Emulator.start(
+      options(clock, new MemoryStore(), {
+        ha: (ctx) => {
+          ctxSeen = ctx.dataPlane.boardSlots.length === 4 && ctx.shelf.state('slot3') === 4;
+          return ha;
+        },
+      }),
+    );
+    expect(ctxSeen).toBe(true);
+    clock.advance(2000);
+    const before = em.sampleTraffic().boards.map((b) => [b.slot, b.buckets]);
+    em.commands.openHandle('slot3');
+    clock.advance(3000);
+    const after = new Map(em.sampleTraffic().boards.map((b) => [b.slot, b]));
+    expect(handed).toHaveLength(1);
+    expect(handed[0]![0]).toBe(3);
+    expect(handed[0]![1]).toBeGreaterThan(1);
+    expect(after.get(3)!.sessions.lost).toBe(1);
+    const b = new Map(before as Array<[number, number]>);
+    expect(after.get(3)!.buckets).toBe(0);
+    expect(after.get(4)!.buckets).toBe(b.get(4)! + b.get(3)!); // slot3's share went to its buddy
+    expect(after.get(5)!.buckets).toBe(b.get(5));
+    await em.stop();
+  });
+
   it('later starts use the stored shelf; a given config replaces it; a bad one is a ConfigError', async () => {
     const store = new MemoryStore();
     const em = await Emulator.start(options(new SimClock(), store, { traffic: false }));
