@@ -88,7 +88,20 @@ export class FlowCounter {
   private fingerprint(t: FlowTuple): void {
     const s = t.src;
     const d = t.dst;
-    const words = t.family === 4 ? 1 : 4;
+    if (t.family === 4) {
+      // IPv4 fast path: one word per address
+      const x = (s[0]! << 24) | (s[1]! << 16) | (s[2]! << 8) | s[3]!;
+      const y = (d[0]! << 24) | (d[1]! << 16) | (d[2]! << 8) | d[3]!;
+      const ports = t.hashPorts;
+      // unsigned comparison of the two addresses, then of the ports
+      const swap = x !== y ? (x >>> 0) > (y >>> 0) : ports && t.sport > t.dport;
+      const lo = swap ? y : x;
+      const hi = swap ? x : y;
+      const pw = ports ? (swap ? (t.dport << 16) | t.sport : (t.sport << 16) | t.dport) : 0x5bd1e995;
+      this.finish(SEED_A ^ 0x400 ^ t.proto, SEED_B ^ 0x400 ^ t.proto, lo, hi, pw);
+      return;
+    }
+    const words = 4; // IPv6 (IPv4 took the fast path)
     // canonical order: lower address first (unsigned, network order), then lower port
     let swap = 0;
     for (let w = 0; w < words && swap === 0; w++) {
@@ -120,6 +133,21 @@ export class FlowCounter {
       a = Math.imul(a ^ 0x5bd1e995, 0xcc9e2d51);
       b = Math.imul(b ^ 0x5bd1e995, 0x85ebca6b);
     }
+    this.mixOut(a, b);
+  }
+
+  /** IPv4 body: the same rounds as the general path over one word per address. */
+  private finish(a: number, b: number, x: number, y: number, p: number): void {
+    a = Math.imul(a ^ x, 0xcc9e2d51);
+    a = Math.imul((a << 15) | (a >>> 17), 0x1b873593) ^ y;
+    b = Math.imul(b ^ y, 0x85ebca6b);
+    b = Math.imul((b << 13) | (b >>> 19), 0xc2b2ae35) ^ x;
+    a = Math.imul(a ^ p, 0xcc9e2d51);
+    b = Math.imul(b ^ p, 0x85ebca6b);
+    this.mixOut(a, b);
+  }
+
+  private mixOut(a: number, b: number): void {
     a = Math.imul(a ^ (a >>> 16), 0x85ebca6b);
     a = Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
     b = Math.imul(b ^ (b >>> 15), 0x2c1b3c6d);

@@ -138,6 +138,9 @@ export class TrafficSource implements CaptureHandler {
   private readonly pacing: Pacing;
   private readonly maxGap: number;
   private readonly shiftPorts: boolean;
+  /** Shifts of the loop in progress (see shiftPort): high ports, low ports. */
+  private shiftHi = 0;
+  private shiftLo = 0;
   private readonly parser = new PacketParser();
   private readonly feeds: Array<PacketFeed | null>;
   private readonly failed: Uint8Array;
@@ -334,6 +337,8 @@ export class TrafficSource implements CaptureHandler {
         this.done = true;
         return;
       }
+      this.shiftHi = (this.loop * PORT_SHIFT_HIGH) % 64512;
+      this.shiftLo = (this.loop * PORT_SHIFT_LOW) % 1024;
     }
     // A feed opened in an earlier pass starts this one from the beginning.
     const next = this.feeds[this.cur];
@@ -411,21 +416,39 @@ export class TrafficSource implements CaptureHandler {
     this.packets++;
     this.bytes += p.origLen;
     this.perInput[this.cur]!++;
-    const L = this.loop;
-    if (L > 0 && this.shiftPorts && p.outer.family !== 0 && p.outer.hasPorts) {
-      this.deliverShifted(p, now, L);
-      return;
+    if (this.loop > 0 && this.shiftPorts) {
+      if (p.outer.family !== 0 && p.outer.hasPorts) {
+        this.deliverShifted(p, now);
+        return;
+      }
+      if (p.icmpError && p.quoted.hasPorts) this.shiftTuple(p.quoted);
     }
-    if (L > 0 && this.shiftPorts && p.icmpError && p.quoted.hasPorts) shiftTuple(p.quoted, L);
     this.sink.deliver(p, now);
   }
 
-  private deliverShifted(p: ParsedPacket, now: number, L: number): void {
+  /** shiftPort(p, this.loop) without divisions (the loop's shifts are precomputed). */
+  private shift(p: number): number {
+    if (p >= 1024) {
+      const v = p + this.shiftHi;
+      return v > 65535 ? v - 64512 : v;
+    }
+    return (p + this.shiftLo) & 1023;
+  }
+
+  /** The client-port rule of the module header applied to a bare tuple (ICMP-error quotes). */
+  private shiftTuple(t: FlowTuple): void {
+    const sp = t.sport;
+    const dp = t.dport;
+    if (sp >= dp) t.sport = this.shift(sp);
+    if (dp >= sp) t.dport = this.shift(dp);
+  }
+
+  private deliverShifted(p: ParsedPacket, now: number): void {
     const t = p.outer;
     const sp = t.sport;
     const dp = t.dport;
-    const nsp = sp >= dp ? shiftPort(sp, L) : sp;
-    const ndp = dp >= sp ? shiftPort(dp, L) : dp;
+    const nsp = sp >= dp ? this.shift(sp) : sp;
+    const ndp = dp >= sp ? this.shift(dp) : dp;
     const b = p.buf;
     const l4 = p.start + t.l4Offset;
     const end = p.start + p.caplen;
@@ -461,7 +484,7 @@ export class TrafficSource implements CaptureHandler {
       p.inner.sport = nsp;
       p.inner.dport = ndp;
     }
-    if (p.icmpError && p.quoted.hasPorts) shiftTuple(p.quoted, L);
+    if (p.icmpError && p.quoted.hasPorts) this.shiftTuple(p.quoted);
     this.sink.deliver(p, now);
     if (patch) {
       b[l4] = sp >>> 8;
@@ -474,14 +497,6 @@ export class TrafficSource implements CaptureHandler {
       }
     }
   }
-}
-
-/** The client-port rule of the module header applied to a bare tuple (ICMP-error quotes). */
-function shiftTuple(t: FlowTuple, L: number): void {
-  const sp = t.sport;
-  const dp = t.dport;
-  if (sp >= dp) t.sport = shiftPort(sp, L);
-  if (dp >= sp) t.dport = shiftPort(dp, L);
 }
 
 /**
