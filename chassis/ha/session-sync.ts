@@ -484,7 +484,7 @@ export class SyncSender {
     this.collect(now);
     this.flushDeletes(now);
     // A partial batch leaves at the last poll before its oldest record has waited B since it became eligible.
-    if (this.pending.records.length && now + this.pollMs() > this.pending.firstAt + this.o.timing.syncBatchMs) this.flush(now);
+    if (this.pending.records.length && now + this.pollMs() >= this.pending.firstAt + this.o.timing.syncBatchMs) this.flush(now);
     if (this.resync) this.pumpResync(now);
     if (now - this.lastSentAt >= this.o.timing.syncBatchMs) this.sendIdle(now);
     this.schedule(() => this.tick(), this.pollMs());

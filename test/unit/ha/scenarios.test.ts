@@ -532,6 +532,21 @@ describe('pair simulation properties', () => {
     sim.dispose();
   });
 
+  it('reports the sync volume, and the age filter saves what the duration distribution predicts', () => {
+    const median = 5000;
+    const sigma = 1.2;
+    const { report: r } = runScript({ options: { pairs: [{ name: 'lb1', kind: 'processor', members: ['slot3', 'slot4'] }], traffic: { flowsPerSec: 500, durationMedianMs: median, durationSigma: sigma } }, actions: [], runMs: 120_000 });
+    // Sessions shorter than T_s never sync: P(D < T_s) for a log-normal duration = Φ(ln(T_s / median) / σ).
+    const z = Math.log(3000 / median) / sigma;
+    const phi = 0.5 * (1 + erf(z / Math.SQRT2));
+    expect(r.sync.ageFilterReduction).toBeGreaterThan(phi - 0.05);
+    expect(r.sync.ageFilterReduction).toBeLessThan(phi + 0.05);
+    expect(r.sync.filteredSessions / r.sessions.created).toBeCloseTo(phi, 1);
+    expect(r.sync.bytes / r.sync.datagrams).toBeLessThanOrEqual(1472);
+    expect(r.sync.incrementalSessions).toBeGreaterThan(0);
+    expect(r.sync.deletes).toBeGreaterThan(0);
+  });
+
   it('a crash is detected within 3 heartbeat intervals over many seeds (the README figure)', () => {
     let worst = 0;
     for (let seed = 1; seed <= 20; seed++) {
@@ -543,3 +558,10 @@ describe('pair simulation properties', () => {
     expect(worst).toBeGreaterThan(1.5);
   });
 });
+
+/** Error function (Abramowitz & Stegun 7.1.26, |error| < 1.5e-7). */
+function erf(x: number): number {
+  const t = 1 / (1 + 0.3275911 * Math.abs(x));
+  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
+  return x >= 0 ? y : -y;
+}
