@@ -61,7 +61,10 @@ export interface ShareDataPlane {
 export interface ShareRouter {
   /** Moves all of the share's buckets to `node` (the failover target). */
   assign(share: string, node: string): void;
-  /** Blue/green: the share keeps `percent` (0..100) of its nominal buckets for new flows; the rest go to its buddy share. */
+  /**
+   * Blue/green: `percent` (0..100) of the pair's new flows land on `share`'s buckets, the rest on its
+   * buddy share's; established flows stay where they are (drain).
+   */
   shift(share: string, percent: number): void;
 }
 

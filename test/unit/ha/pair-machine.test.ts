@@ -138,11 +138,15 @@ describe('pair-member machine: pure transitions', () => {
     expect(s.context.epoch).toBe(5); // max(own, peer) + 1
   });
 
-  it('an active member yields to a live peer with a higher epoch and drops its table; equal epochs: the home keeps it', () => {
+  it('an active member yields to a live peer with a higher epoch that holds ACTIVE and drops its table; equal epochs: the home keeps it', () => {
     let s = hotStandby();
     [s] = step(s, SILENT_ALIVE);
     [s] = step(s, lines(true, false, false));
     expect(s.context.epoch).toBe(2);
+    // With the interlock on, a peer whose ACTIVE line is low (its claim was refused) never makes us yield.
+    expect(roleOf(step(s, hb('active', 3))[0])).toBe('active');
+    // The split of ha.md S24: interlock off, the peer holds ACTIVE too.
+    [s] = step(s, lines(true, false, true, false));
     const [y, acts] = step(s, hb('active', 3));
     expect(roleOf(y)).toBe('standby.ready');
     expect(acts).toEqual(expect.arrayContaining(['releaseActive', 'dropTable', 'enterStandby', 'requestBulk']));
