@@ -508,6 +508,8 @@ interface SimPair {
   carry: Map<string, number>;
   lastActionAt: number;
   random: Random;
+  /** The fake hub router of this pair's shares. */
+  router: ShareRouter;
 }
 
 interface ShareState {
@@ -738,6 +740,7 @@ export class PairSim {
         sync: new SimLink('sync', p.members, this.clock, new SeededRandom(hash(`${this.options.seed}:sync:${p.name}`)), this.options.linkLatencyMs ?? 0.1),
       },
       ledgers: new Map(), fraction: new Map(), carry: new Map(), lastActionAt: 0, random: pairRandom,
+      router: undefined as unknown as ShareRouter,
     };
     this.pairs.set(p.name, pair);
     for (const s of shares) {
@@ -754,6 +757,7 @@ export class PairSim {
       assign: (share, node) => this.onAssign(share, node),
       shift: (share, percent) => this.setFraction(pair, share, percent / 100),
     };
+    pair.router = router;
     for (const name of p.members) {
       const peer = p.members[0] === name ? p.members[1] : p.members[0];
       const control = new NodeClock(this.clock);
@@ -1135,7 +1139,7 @@ export class PairSim {
           const green = v0.major > v1.major || (v0.major === v1.major && v0.minor > v1.minor) ? m0 : m1;
           share = `${p.cfg.name}/${green}`;
         }
-        this.setFraction(p, share, a.percent / 100);
+        p.router.shift(share, a.percent);
         return;
       }
       case 'upgrade': {

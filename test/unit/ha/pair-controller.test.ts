@@ -1,0 +1,183 @@
+/**
+ * NodeController wired by hand, as the shelf (phase 2) will wire it: two ShMC nodes, one backplane,
+ * heartbeat and sync links as direct calls, in-memory data planes and router, watchdogs — all on one
+ * clock. Shows the wall-clock rule: a stall of the whole process is compensated (no failover), while
+ * the same stall without compensation expires the watchdogs (the check can fail).
+ */
+import { describe, expect, it } from 'vitest';
+import type { Clock, TimerId } from '../../../board/common/clock.ts';
+import { CommandError } from '../../../board/common/errors.ts';
+import { SeededRandom } from '../../../board/common/random.ts';
+import { Backplane } from '../../../chassis/ha/backplane.ts';
+import { resolveHaConfig } from '../../../chassis/ha/ha-config.ts';
+import { NodeController } from '../../../chassis/ha/pair-controller.ts';
+import type { RoleChange, ShareDataPlane, ShareRouter } from '../../../chassis/ha/pair-controller.ts';
+import type { SessionSink, SessionSource, SyncRecord } from '../../../chassis/ha/session-sync.ts';
+import { StallCompensatedClock } from '../../../chassis/ha/stall-clock.ts';
+import { IpmiWatchdog } from '../../../chassis/ha/watchdog.ts';
+
+/** A base clock whose whole event loop can stall (see clocks.test.ts). */
+class LoopClock implements Clock {
+  private t = 0;
+  private seq = 0;
+  private timers: Array<{ due: number; seq: number; fn: () => void; dead: boolean }> = [];
+  now(): number {
+    return this.t;
+  }
+  setTimeout(fn: () => void, ms: number): TimerId {
+    const e = { due: this.t + Math.max(0, ms), seq: this.seq++, fn, dead: false };
+    this.timers.push(e);
+    return e;
+  }
+  clearTimeout(id: TimerId): void {
+    (id as { dead: boolean }).dead = true;
+  }
+  private next() {
+    this.timers = this.timers.filter((e) => !e.dead);
+    let best: (typeof this.timers)[number] | undefined;
+    for (const e of this.timers) if (!best || e.due < best.due || (e.due === best.due && e.seq < best.seq)) best = e;
+    return best;
+  }
+  advance(ms: number): void {
+    const end = this.t + ms;
+    for (;;) {
+      const e = this.next();
+      if (!e || e.due > end) break;
+      e.dead = true;
+      this.t = Math.max(this.t, e.due);
+      e.fn();
+    }
+    this.t = end;
+  }
+  stall(ms: number): void {
+    this.t += ms;
+    for (;;) {
+      const e = this.next();
+      if (!e || e.due > this.t) break;
+      e.dead = true;
+      e.fn();
+    }
+  }
+}
+
+/** The smallest ShareDataPlane: a live map when owner, a standby map when standby. */
+class MemoryTable implements ShareDataPlane {
+  live = new Map<string, SyncRecord>();
+  standby = new Map<string, SyncRecord>();
+  forwarding = false;
+  readonly source: SessionSource = {
+    createdBetween: (a, b) => [...this.live.values()].filter((r) => r.createdAt > a && r.createdAt <= b),
+    all: () => [...this.live.values()],
+    drainEnded: () => [],
+  };
+  readonly sink: SessionSink = {
+    upsert: (rs) => rs.forEach((r) => this.standby.set(r.key, r)),
+    remove: (ks) => ks.forEach((k) => this.standby.delete(k)),
+    keys: () => this.standby.keys(),
+    clear: () => this.standby.clear(),
+  };
+  promote(): void {
+    if (!this.forwarding && this.live.size === 0) this.live = new Map(this.standby);
+    this.standby.clear();
+    this.forwarding = true;
+  }
+  demote(keep: boolean): void {
+    if (keep) for (const [k, r] of this.live) this.standby.set(k, r);
+    this.live.clear();
+    this.forwarding = false;
+  }
+  hold(): void {
+    this.forwarding = false;
+  }
+  resume(): void {
+    this.forwarding = true;
+  }
+  reset(): void {
+    this.live.clear();
+    this.standby.clear();
+    this.forwarding = false;
+  }
+}
+
+function shmcPair(clock: Clock) {
+  const cfg = resolveHaConfig({});
+  const bp = new Backplane(['shmc-a', 'shmc-b'], ['shmc']);
+  const roles: RoleChange[] = [];
+  const owner: Record<string, string> = {};
+  const router: ShareRouter = { assign: (s, n) => (owner[s] = n), shift: () => {} };
+  const nodes: Record<string, NodeController> = {};
+  const tables: Record<string, MemoryTable> = {};
+  const wds: Record<string, IpmiWatchdog> = {};
+  for (const [name, peer] of [['shmc-a', 'shmc-b'], ['shmc-b', 'shmc-a']] as const) {
+    tables[name] = new MemoryTable();
+    wds[name] = new IpmiWatchdog(clock);
+    nodes[name] = new NodeController({
+      node: name, shares: [{ share: 'shmc', peer, home: name === 'shmc-a' }], version: { major: 1, minor: 0 }, cfg,
+      control: clock, data: clock, hardware: clock, backplane: bp, watchdog: wds[name]!, router,
+      dataPlane: () => tables[name]!,
+      sendHeartbeat: (hb) => clock.setTimeout(() => nodes[peer]!.receiveHeartbeat(hb), 0),
+      sendSync: (s, d) => clock.setTimeout(() => nodes[peer]!.receiveSync(s, d), 0),
+      random: new SeededRandom(name === 'shmc-a' ? 1 : 2),
+      observer: { roleChanged: (e) => roles.push(e) },
+    });
+  }
+  return { nodes, tables, wds, roles, owner, bp };
+}
+
+describe('NodeController wired by hand (the shelf integration pattern)', () => {
+  it('boots a ShMC pair to active + hot, syncs records, hands over on request and refuses a second switchover to a non-hot peer', () => {
+    const clock = new LoopClock();
+    const { nodes, tables, roles, owner } = shmcPair(clock);
+    nodes['shmc-a']!.powerOn();
+    nodes['shmc-b']!.powerOn();
+    clock.advance(1000);
+    expect(nodes['shmc-a']!.status()[0]).toMatchObject({ role: 'active', epoch: 1, owner: true });
+    expect(nodes['shmc-b']!.status()[0]).toMatchObject({ role: 'standby.hot', peerRole: 'active' });
+    expect(owner.shmc).toBe('shmc-a');
+    tables['shmc-a']!.live.set('sel-1', { key: 'sel-1', createdAt: 0, sessions: 1, size: 16 });
+    clock.advance(3500);
+    expect(tables['shmc-b']!.standby.has('sel-1')).toBe(true);
+    nodes['shmc-a']!.switchover('shmc');
+    clock.advance(50);
+    expect(owner.shmc).toBe('shmc-b');
+    expect(nodes['shmc-b']!.status()[0]).toMatchObject({ role: 'active', epoch: 2 });
+    expect(tables['shmc-b']!.live.has('sel-1')).toBe(true);
+    expect(() => nodes['shmc-b']!.switchover('shmc')).toThrow(CommandError); // shmc-a is not hot yet
+    expect(() => nodes['shmc-a']!.switchover('shmc')).toThrow(/not the active member/);
+    expect(roles.filter((r) => r.to === 'active').map((r) => [r.node, r.activation])).toEqual([['shmc-a', 'boot'], ['shmc-b', 'planned']]);
+    for (const n of Object.values(nodes)) n.dispose();
+  });
+
+  it('wall-clock mode: a 2 s stall of the whole process causes no failover when HA runs on StallCompensatedClock', () => {
+    const base = new LoopClock();
+    const clock = new StallCompensatedClock(base, 250);
+    const { nodes, roles, wds } = shmcPair(clock);
+    clock.onStall(() => Object.values(nodes).forEach((n) => n.rebase()));
+    nodes['shmc-a']!.powerOn();
+    nodes['shmc-b']!.powerOn();
+    base.advance(2000);
+    const before = roles.length;
+    base.stall(2000);
+    base.advance(3000);
+    expect(clock.stalls).toBe(1);
+    expect(roles.slice(before)).toEqual([]);
+    expect(wds['shmc-a']!.expiries + wds['shmc-b']!.expiries).toBe(0);
+    expect(nodes['shmc-a']!.status()[0]!.role).toBe('active');
+    for (const n of Object.values(nodes)) n.dispose();
+    clock.dispose();
+  });
+
+  it('without compensation the same global stall expires the watchdogs and disturbs the pair (the check can fail)', () => {
+    const base = new LoopClock();
+    const { nodes, roles, wds } = shmcPair(base);
+    nodes['shmc-a']!.powerOn();
+    nodes['shmc-b']!.powerOn();
+    base.advance(2000);
+    const before = roles.length;
+    base.stall(2000);
+    base.advance(3000);
+    expect(wds['shmc-a']!.expiries + wds['shmc-b']!.expiries).toBeGreaterThan(0);
+    expect(roles.slice(before).length).toBeGreaterThan(0);
+    for (const n of Object.values(nodes)) n.dispose();
+  });
+});
