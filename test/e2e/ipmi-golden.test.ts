@@ -270,15 +270,17 @@ const IPMITOOL_STEPS: Record<string, Step> = {
         [6, 1],
         [1, 0],
       ]);
-      // its traffic moves on: slot3 leaves service, and (stats lines report a moving average of
-      // packets/s) soon carries nothing while the other processor boards carry the flows
+      // its traffic moves on: slot3 leaves service holding no sessions, the shelf keeps forwarding
+      // (its packet count grows between two stats lines) and the other processor boards hold the flows
       await h.emu.waitFor((l) => l.event === 'service' && l.fru === 'slot3' && l.in_service === false, 5000, 'slot3 out of service');
-      type Board = { slot: number; in_service: boolean; pps: number };
+      type Board = { slot: number; in_service: boolean; sessions: number };
+      const n = h.emu.lines.length;
       const moved = (l: Record<string, unknown>) => {
         const b = l.boards as Board[] | undefined;
-        return !!b && b.some((x) => x.slot === 3 && !x.in_service && x.pps === 0) && b.filter((x) => x.slot !== 3 && x.in_service).reduce((a, x) => a + x.pps, 0) > 0;
+        return !!b && b.some((x) => x.slot === 3 && !x.in_service && x.sessions === 0) && b.filter((x) => x.slot !== 3 && x.in_service).reduce((a, x) => a + x.sessions, 0) > 0;
       };
-      await h.emu.waitFor((l) => l.event === 'stats' && moved(l), 10_000, 'a stats line with slot3 idle and the other boards carrying traffic');
+      const first = await h.emu.waitFor((l) => h.emu.lines.indexOf(l) >= n && l.event === 'stats' && moved(l), 20_000, 'a stats line with slot3 out of service');
+      await h.emu.waitFor((l) => h.emu.lines.indexOf(l) > h.emu.lines.indexOf(first) && l.event === 'stats' && moved(l) && (l.packets as number) > (first.packets as number), 20_000, 'traffic still flowing');
     },
   },
   '92': { check: (r) => expect(r.result.stdout).toMatch(/\[Transition to M1\]/) },
