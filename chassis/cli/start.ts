@@ -130,6 +130,31 @@ function startupError(e: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Reads a capture up to its first packet. The traffic source loops an input for ever and would
+ * spin without delivering anything on a file that is not a capture or holds no packet, so such a
+ * file is refused at start instead.
+ * @returns the problem, or undefined when the file yields at least one packet
+ */
+function probeCapture(path: string): string | undefined {
+  let packets = 0;
+  let reader: CaptureFileReader | undefined;
+  try {
+    reader = new CaptureFileReader(path, {
+      packet: () => {
+        packets++;
+        return false;
+      },
+    });
+    reader.pump();
+  } catch (e) {
+    if (packets === 0) return (e as Error).message;
+  } finally {
+    reader?.close();
+  }
+  return packets === 0 ? 'the capture holds no packet' : undefined;
+}
+
 /** A traffic input over a capture file on disk (streamed through a 1 MiB buffer). */
 function fileInput(path: string): TrafficInput {
   return { name: path, size: statSync(path).size, open: (h) => new CaptureFileReader(path, h) };
@@ -164,6 +189,8 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
     } catch (e) {
       return fail(`--replay ${o.replay}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
     }
+    const problem = probeCapture(o.replay);
+    if (problem !== undefined) return fail(`--replay ${o.replay}: ${problem}`);
     traffic = fileInput(o.replay);
     label = o.replay;
   } else {

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { shared } from '../support/shared.ts';
 import { runAtcasim, startHeadless, TEST_ADMIN, type HeadlessEmulator, type LogLine } from '../support/headless.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'atcasim-start-'));
@@ -113,6 +114,16 @@ describe('atcasim start --headless', () => {
     expect(await e.stop()).toBe(0);
   });
 
+  it('--replay loops the user\'s capture (a real one from ../shared/pcap)', async () => {
+    const file = shared('pcap', 'pcapplusplus__VlanPackets.pcap');
+    expect(existsSync(file), file).toBe(true);
+    const e = await start({ args: ['--replay', file], rate: 2000 });
+    const stats = await e.waitFor((l) => l.event === 'stats' && (l.packets as number) > 0, 30_000, 'packets from the replayed capture');
+    expect(stats.loops).not.toBeNull();
+    expect(e.lines.find((l) => l.category === 'startup' && typeof l.traffic === 'string')?.traffic).toBe(file);
+    expect(await e.stop()).toBe(0);
+  });
+
   it('the stdin control channel answers after each command, refusals included', async () => {
     const e = await start({ stdinCommands: true, args: ['--hot-swap-step', '200ms'] });
     expect(await e.send('x slot4')).toMatchObject({ ok: true, fru: 'slot4', state: 'M5' });
@@ -168,6 +179,28 @@ describe('atcasim start: start-up errors exit 2 with a clear message', () => {
     const r = await runAtcasim([...common, '--db', join(dir, 'noreplay.db'), '--replay', join(dir, 'missing.pcap')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--replay .*missing\.pcap: no such capture file/);
+  });
+
+  it('a --replay file that is not a capture, or holds no packet', async () => {
+    const bad = join(dir, 'notes.pcap');
+    writeFileSync(bad, 'these are not packets\n');
+    const r = await runAtcasim([...common, '--db', join(dir, 'badreplay.db'), '--replay', bad]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--replay .*notes\.pcap: .*not a capture file/);
+    const empty = join(dir, 'empty.pcap');
+    const hdr = Buffer.alloc(24);
+    hdr.writeUInt32LE(0xa1b2c3d4, 0);
+    hdr.writeUInt16LE(2, 4);
+    hdr.writeUInt16LE(4, 6);
+    hdr.writeUInt32LE(65535, 16);
+    hdr.writeUInt32LE(1, 20);
+    writeFileSync(empty, hdr);
+    const e = await runAtcasim([...common, '--db', join(dir, 'emptyreplay.db'), '--replay', empty]);
+    expect(e.code).toBe(2);
+    expect(e.stderr).toMatch(/holds no packet/);
+    const real = await runAtcasim([...common, '--db', join(dir, 'emptyreal.db'), '--replay', shared('pcap', 'tcpdump__empty.pcapng')]);
+    expect(real.code).toBe(2);
+    expect(real.stderr).toMatch(/tcpdump__empty\.pcapng: the capture holds no packet/);
   });
 
   it('an IPMI port already in use', async () => {
