@@ -4,6 +4,7 @@
  * targets and whether each is met, as Markdown (docs/bench.md keeps a copy of the last run).
  *
  * Parts (each a module that also runs alone):
+ * - bench/packet.ts: capture reader and header parser alone (read, read + parse), vs tcpdump;
  * - bench/replay.ts: full data path (`atcasim replay` of bench/loopback-mix.pcap with --loop),
  *   packets/s and ns/packet, ratio to `tcpdump -r FILE -w /dev/null`, stage breakdown;
  * - bench/processor.ts: session table at 1.5 M entries (bytes/entry IPv4 and IPv6, inserts/s,
@@ -13,12 +14,13 @@
  * - HA figures: see the HA HOOK below.
  *
  * The machine's load is printed first (uptime): the figures are wall-clock rates on a shared
- * machine unless marked CPU. Usage: `npm run bench [-- --loops N] [-- --only replay,switch,processor,ha]`.
+ * machine unless marked CPU. Usage: `npm run bench [-- --loops N] [-- --only packet,replay,switch,processor,ha]`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { benchPacket } from './packet.ts';
 import { benchProcessor } from './processor.ts';
 import { benchReplay, DEFAULT_LOOPS } from './replay.ts';
 import { benchSwitch } from './switch.ts';
@@ -36,7 +38,7 @@ function load(): string {
   return `load average ${a!.toFixed(2)}, ${b!.toFixed(2)}, ${c!.toFixed(2)} on ${cpus().length} CPUs`;
 }
 
-const only = new Set((arg('only') ?? 'replay,processor,switch,ha').split(','));
+const only = new Set((arg('only') ?? 'packet,replay,processor,switch,ha').split(','));
 const loops = Number(arg('loops') ?? DEFAULT_LOOPS);
 const version = JSON.parse(readFileSync(join(here, '..', 'package.json'), 'utf8')).version as string;
 
@@ -46,6 +48,10 @@ const put = (prefix: string, r: Record<string, number>) => {
   for (const [k, v] of Object.entries(r)) figures[`${prefix}.${k}`] = v;
 };
 
+if (only.has('packet')) {
+  put('packet', await benchPacket());
+  process.stdout.write(`(${load()})\n\n`);
+}
 if (only.has('replay')) {
   put('replay', await benchReplay(loops));
   process.stdout.write(`(${load()})\n\n`);

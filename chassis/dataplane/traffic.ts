@@ -29,6 +29,9 @@
  * are not), so it still finds its session. IP fragments after the first carry no ports and are
  * not shifted; they are keyed by address pair and protocol anyway.
  *
+ * A loop in which no input delivers a packet (all missing, refused or empty) ends the run, also
+ * with `loops: Infinity`: `isDone` becomes true and `pump` returns Infinity.
+ *
  * Hot path: no allocation per packet (one reused parser, no closures created per packet).
  */
 import type { CaptureFormat, CaptureHandler } from '../../board/packet/capture-reader.ts';
@@ -149,6 +152,8 @@ export class TrafficSource implements CaptureHandler {
 
   private cur = 0;
   private loop = 0;
+  /** Packets delivered when the loop in progress started (a loop that delivers none ends the run). */
+  private loopStartPackets = 0;
   private done = false;
   private passStarted = false;
   private packets = 0;
@@ -333,10 +338,13 @@ export class TrafficSource implements CaptureHandler {
     if (this.cur >= this.inputs.length) {
       this.cur = 0;
       this.loop++;
-      if (this.loop >= this.loops) {
+      // Every input failed or held no packet in a whole loop: later loops would deliver nothing
+      // either, so an endless source stops instead of spinning.
+      if (this.loop >= this.loops || this.packets === this.loopStartPackets) {
         this.done = true;
         return;
       }
+      this.loopStartPackets = this.packets;
       this.shiftHi = (this.loop * PORT_SHIFT_HIGH) % 64512;
       this.shiftLo = (this.loop * PORT_SHIFT_LOW) % 1024;
     }

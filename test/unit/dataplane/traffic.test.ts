@@ -250,3 +250,14 @@ describe('FlowCounter', () => {
     expect(fc.record(t, 1)).toBe(-2);
   });
 });
+
+describe('TrafficSource that has nothing to deliver', () => {
+  it('an endless source whose inputs hold no packet stops instead of spinning', () => {
+    const empty = readFileSync(shared('pcap', 'tcpdump__empty.pcapng'));
+    const src = new TrafficSource({ inputs: [memoryInput('empty', empty), memoryInput('junk', new Uint8Array(64))], loops: Infinity, pacing: { mode: 'rate', pps: 1000 }, sink: { deliver: () => 0 } });
+    expect(src.pump(1e9)).toBe(Infinity);
+    expect(src.isDone).toBe(true);
+    expect(src.counters()).toMatchObject({ packets: 0, loopsDone: 1 });
+    expect(src.errors.map((e) => e.input)).toEqual(['junk']);
+  });
+});
