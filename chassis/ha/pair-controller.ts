@@ -62,8 +62,8 @@ export interface ShareRouter {
   /** Moves all of the share's buckets to `node` (the failover target). */
   assign(share: string, node: string): void;
   /**
-   * Blue/green: `percent` (0..100) of the pair's new flows land on `share`'s buckets, the rest on its
-   * buddy share's; established flows stay where they are (drain).
+   * Blue/green: `share` keeps `percent` (0..100) of its own new flows; the rest go to the pair's other
+   * member (its buddy share). Established flows stay where they are (drain).
    */
   shift(share: string, percent: number): void;
 }

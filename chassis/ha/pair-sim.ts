@@ -503,7 +503,7 @@ interface SimPair {
   backplane: Backplane;
   links: Record<LinkName, SimLink>;
   ledgers: Map<string, Ledger>;
-  /** Fraction of the pair's new flows per share (blue/green shift). */
+  /** Fraction of its own nominal new flows each share keeps (blue/green shift); the rest go to the buddy share. */
   fraction: Map<string, number>;
   carry: Map<string, number>;
   lastActionAt: number;
@@ -745,7 +745,7 @@ export class PairSim {
     this.pairs.set(p.name, pair);
     for (const s of shares) {
       if (p.kind === 'processor' && this.traffic) pair.ledgers.set(s, new Ledger(s));
-      pair.fraction.set(s, 1 / shares.length);
+      pair.fraction.set(s, 1);
       pair.carry.set(s, 0);
       this.shares.set(s, {
         pair, roles: new Map(), epochs: new Map(), owner: null, routerTarget: null, ownerEpoch: 0, ownerNode: null,
@@ -838,7 +838,9 @@ export class PairSim {
     for (const c of ledger.popEnded(now)) {
       if (c.holder) this.nodes.get(c.holder)?.tables.get(share)?.endCohort(c);
     }
-    const rate = t.flowsPerSec * pair.shares.length * pair.fraction.get(share)!;
+    // A share keeps `fraction` of its own flows and receives what its buddy gives away.
+    const buddy = pair.shares.find((x) => x !== share);
+    const rate = t.flowsPerSec * (pair.fraction.get(share)! + (buddy ? 1 - pair.fraction.get(buddy)! : 0));
     const acc = pair.carry.get(share)! + (rate * t.tickMs) / 1000;
     const n = Math.floor(acc);
     pair.carry.set(share, acc - n);
@@ -874,9 +876,7 @@ export class PairSim {
 
   private setFraction(pair: SimPair, share: string, f: number): void {
     if (pair.shares.length === 1) return;
-    const other = pair.shares.find((s) => s !== share)!;
     pair.fraction.set(share, f);
-    pair.fraction.set(other, 1 - f);
   }
 
   // ---------------------------------------------------------------- router and the oracle
@@ -1132,7 +1132,7 @@ export class PairSim {
         p.lastActionAt = now;
         let share = a.pair;
         if (!p.shares.includes(share)) {
-          // The pair: the green node (newest version; the second member on a tie) gets PERCENT of new flows.
+          // The pair: the green node's (newest version; the second member on a tie) home share keeps PERCENT of its flows.
           const [m0, m1] = p.cfg.members;
           const v0 = this.node(m0).controller.softwareVersion;
           const v1 = this.node(m1).controller.softwareVersion;

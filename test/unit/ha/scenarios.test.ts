@@ -532,6 +532,23 @@ describe('pair simulation properties', () => {
     sim.dispose();
   });
 
+  it('blue/green shift: a share keeps the stated part of its new flows, its buddy takes the rest; established flows drain', () => {
+    const sim = createPairSim({ seed: 5, pairs: [{ name: 'lb1', kind: 'processor', members: ['slot3', 'slot4'] }] });
+    sim.run(60_000);
+    const before = { a: sim.liveSessions('lb1/slot3'), b: sim.liveSessions('lb1/slot4') };
+    sim.apply('shift lb1/slot4 0');
+    sim.run(120_000);
+    expect(sim.liveSessions('lb1/slot4')).toBeLessThan(before.b * 0.05);
+    expect(sim.liveSessions('lb1/slot3') / before.a).toBeGreaterThan(1.7);
+    sim.apply('shift lb1/slot4 50');
+    sim.run(180_000);
+    const ratio = sim.liveSessions('lb1/slot4') / sim.liveSessions('lb1/slot3');
+    expect(ratio).toBeGreaterThan(0.25);
+    expect(ratio).toBeLessThan(0.45); // 0.5 of B's flows vs 1.5 on A: 1/3
+    expect(sim.report().sessions.lost).toBe(0);
+    sim.dispose();
+  });
+
   it('reports the sync volume, and the age filter saves what the duration distribution predicts', () => {
     const median = 5000;
     const sigma = 1.2;
