@@ -35,7 +35,7 @@ import { UdpIpmiAdapter } from '../io/udp-ipmi.ts';
 import { StoreError } from '../persistence/store.ts';
 import { BUNDLED_CAPTURE_NAME, BUNDLED_CAPTURE_PATH } from '../runtime/assets.ts';
 import { runControlLine } from '../runtime/control.ts';
-import { Emulator, type IpmiListen } from '../runtime/emulator.ts';
+import { Emulator, probeInput, type IpmiListen } from '../runtime/emulator.ts';
 import { logEmulatorEvents } from '../runtime/event-log.ts';
 import { statsLine } from '../runtime/stats-line.ts';
 import type { CliContext } from './context.ts';
@@ -130,31 +130,6 @@ function startupError(e: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * Reads a capture up to its first packet. The traffic source loops an input for ever and would
- * spin without delivering anything on a file that is not a capture or holds no packet, so such a
- * file is refused at start instead.
- * @returns the problem, or undefined when the file yields at least one packet
- */
-function probeCapture(path: string): string | undefined {
-  let packets = 0;
-  let reader: CaptureFileReader | undefined;
-  try {
-    reader = new CaptureFileReader(path, {
-      packet: () => {
-        packets++;
-        return false;
-      },
-    });
-    reader.pump();
-  } catch (e) {
-    if (packets === 0) return (e as Error).message;
-  } finally {
-    reader?.close();
-  }
-  return packets === 0 ? 'the capture holds no packet' : undefined;
-}
-
 /** A traffic input over a capture file on disk (streamed through a 1 MiB buffer). */
 function fileInput(path: string): TrafficInput {
   return { name: path, size: statSync(path).size, open: (h) => new CaptureFileReader(path, h) };
@@ -189,9 +164,10 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
     } catch (e) {
       return fail(`--replay ${o.replay}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
     }
-    const problem = probeCapture(o.replay);
-    if (problem !== undefined) return fail(`--replay ${o.replay}: ${problem}`);
     traffic = fileInput(o.replay);
+    // Refused here with exit 2 rather than left out by the emulator (which would then have no traffic).
+    const problem = probeInput(traffic);
+    if (problem !== undefined) return fail(`--replay ${o.replay}: ${problem}`);
     label = o.replay;
   } else {
     traffic = memoryInput(BUNDLED_CAPTURE_NAME, readFileSync(BUNDLED_CAPTURE_PATH));

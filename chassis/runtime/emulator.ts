@@ -272,8 +272,16 @@ export class Emulator {
   private startTraffic(t: TrafficOptions): void {
     this.sourceLabel = t.label;
     this.sourcePacing = t.pacing;
+    // The source loops for ever: an input that yields no packet at all (not a capture, empty)
+    // would make it spin without delivering anything, so such inputs are left out here.
+    const inputs = t.inputs.filter((input) => {
+      const problem = probeInput(input);
+      if (problem !== undefined) this.log.error({ category: 'traffic', input: input.name, err: problem }, `capture input ${input.name} left out: ${problem}`);
+      return problem === undefined;
+    });
+    if (inputs.length === 0) throw new TypeError(`traffic: no capture input yields a packet (${t.inputs.map((i) => i.name).join(', ')})`);
     const source = new TrafficSource({
-      inputs: t.inputs,
+      inputs,
       sink: this.dataPlane,
       loops: Infinity,
       pacing: t.pacing,
@@ -400,6 +408,33 @@ export class Emulator {
     await step('shelf', () => this.shelf.close());
     if (this.opts.ownsStore) await step('store', () => this.opts.store.close());
   }
+}
+
+/**
+ * Opens an input and reads up to its first packet.
+ * @returns the problem when it yields none (not a capture, cut short before a packet, empty), else undefined
+ */
+export function probeInput(input: TrafficInput): string | undefined {
+  let packets = 0;
+  let feed: ReturnType<TrafficInput['open']> | undefined;
+  try {
+    feed = input.open({
+      packet: () => {
+        packets++;
+        return false;
+      },
+    });
+    feed.pump();
+  } catch (e) {
+    if (packets === 0) return e instanceof Error ? e.message : String(e);
+  } finally {
+    try {
+      feed?.close();
+    } catch {
+      // closing a probe cannot fail in a way that matters
+    }
+  }
+  return packets === 0 ? 'the capture holds no packet' : undefined;
 }
 
 /** `host:port`, with brackets for IPv6. */

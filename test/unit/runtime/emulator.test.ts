@@ -105,6 +105,18 @@ describe('Emulator in simulated time', () => {
     await em.stop();
   });
 
+  it('inputs that yield no packet are left out; none at all is an error', async () => {
+    const clock = new SimClock();
+    const bad = memoryInput('notes.txt', new TextEncoder().encode('not a capture at all'));
+    const em = await Emulator.start(options(clock, new MemoryStore(), { traffic: { inputs: [bad, memoryInput('bundled', capture)], label: 'mixed', pacing: { mode: 'rate', pps: 5000 } } }));
+    clock.advance(2000);
+    expect(em.sampleTraffic().totals.packets).toBeGreaterThan(5000);
+    await em.stop();
+    await expect(Emulator.start(options(new SimClock(), new MemoryStore(), { traffic: { inputs: [bad], label: 'bad', pacing: { mode: 'capture' } } }))).rejects.toThrow(
+      /no capture input yields a packet \(notes\.txt\)/,
+    );
+  });
+
   it('hot-swap step override', async () => {
     const clock = new SimClock();
     const em = await Emulator.start(options(clock, new MemoryStore(), { hotSwapStepMs: 100 }));
