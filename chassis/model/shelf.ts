@@ -152,6 +152,9 @@ interface FruRuntime {
   resetting: boolean;
   sessionsLost: number;
   roles: Map<string, { role: HaRoleName; epoch: number }>;
+  /** A payload fault was repaired while the FRU was still on its way down (M5/M6): ask for
+   * activation again once it reaches M1. */
+  reactivateOnM1?: boolean;
 }
 
 const BOARD_KINDS = new Set(['hub', 'processor']);
@@ -631,7 +634,22 @@ export class Shelf {
     if (s.to === 0 || s.to === 7) this.cancelReset(rt);
     if (s.from === 0 || s.to === 0) this.rebuildSdr();
     this.updateService(rt);
+    if (s.to === 1 && rt.reactivateOnM1) {
+      rt.reactivateOnM1 = false;
+      // After the controller finished this step, not from inside it.
+      this.clock.setTimeout(() => this.reactivateIfRepaired(rt), 0);
+    } else if (s.to !== 5 && s.to !== 6) {
+      rt.reactivateOnM1 = false;
+    }
     this.pokeAll();
+  }
+
+  /** M1 with a closed, unlocked handle, no fault and power on: request activation (M1 → M2). */
+  private reactivateIfRepaired(rt: FruRuntime): void {
+    const c = rt.hs.context;
+    if (c.state !== 1 || !c.handleClosed || c.activationLocked || rt.faults.size > 0 || rt.chassisOff) return;
+    const a = rt.hs.dispatch('fru.activate.request');
+    if (a.kind !== 'illegal') this.pokeAll();
   }
 
   private updateService(rt: FruRuntime, initial = false): void {
@@ -862,6 +880,8 @@ export class Shelf {
     if (kinds.includes('payload') && c.state === 1 && c.handleClosed && !c.activationLocked && rt.faults.size === 0 && !rt.chassisOff) {
       const a = rt.hs.dispatch('fru.activate.request');
       if (a.kind !== 'illegal') r = a;
+    } else if (kinds.includes('payload') && (c.state === 5 || c.state === 6)) {
+      rt.reactivateOnM1 = true; // still shutting down: re-activate once it reaches M1
     }
     this.pokeAll();
     return this.outcome(rt, r);

@@ -252,6 +252,29 @@ describe('faults', () => {
     expect(hs(r.events, 'slot4')[0]).toBe('M4>M6:unexpectedDeactivation');
   });
 
+  it('r while the faulted board is still in M6: it reaches M1 and then re-activates to M4', () => {
+    const r = rig();
+    r.shelf.injectFault('slot4', 'payload');
+    expect(r.shelf.state(4)).toBe(6);
+    r.shelf.repair('slot4');
+    expect(r.shelf.state(4)).toBe(6);
+    r.run(1000);
+    expect(r.shelf.state(4)).not.toBe(6);
+    r.run(4000);
+    expect(r.shelf.state(4)).toBe(4);
+  });
+
+  it('x then a fault repaired in M6 does not re-activate a board whose handle is open', () => {
+    const r = rig();
+    r.shelf.openHandle('slot4');
+    r.run(1000);
+    expect(r.shelf.state(4)).toBe(6);
+    r.shelf.injectFault('slot4', 'payload');
+    r.shelf.repair('slot4');
+    r.run(5000);
+    expect(r.shelf.state(4)).toBe(1);
+  });
+
   it('comm fault: M4 → M7, sensors unavailable; repair returns to M4', () => {
     const r = rig();
     r.shelf.injectFault('slot5', 'comm');
