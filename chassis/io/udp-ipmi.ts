@@ -2,7 +2,8 @@
  * UDP edge of the IPMI LAN server: binds a datagram socket (default 127.0.0.1:6230; port 0 picks a
  * free port and `start()` reports it), hands each datagram to `LanServer.handleDatagram` with the
  * sender and the Clock's time, sends the replies back to the sender, and runs `LanServer.tick` on
- * a timer from the Clock port (at the next deadline it reports, at least once a second).
+ * a timer from the Clock port (at the next deadline it reports, at least once a second). It is
+ * also the server's LanTransport, for datagrams sent outside a reply (SOL output).
  * Send and receive errors are logged and never stop the emulator.
  */
 import { createSocket } from 'node:dgram';
@@ -43,6 +44,7 @@ export class UdpIpmiAdapter {
   private socket: Socket | undefined;
   private timer: TimerId | undefined;
   private bound: BoundAddress | undefined;
+  private detachTransport: (() => void) | undefined;
   private readonly log: Logger;
 
   constructor(
@@ -88,6 +90,8 @@ export class UdpIpmiAdapter {
     if (a.family === 'IPv4' && a.address !== '0.0.0.0' && this.server.lanConfig.ipAddress === '0.0.0.0') {
       this.server.updateLanConfig({ ipAddress: a.address });
     }
+    // datagrams the server sends outside a reply (SOL output, chassis/ipmi/sol) leave through this socket
+    this.detachTransport = this.server.attachTransport({ localPort: a.port, send: (bytes, peer) => this.sendTo(bytes, peer.port, peer.address) });
     this.schedule(0);
     this.log.info({ category: 'listening', address: a.address, port: a.port }, 'IPMI LAN server listening');
     return this.bound;
@@ -97,6 +101,8 @@ export class UdpIpmiAdapter {
   async stop(): Promise<void> {
     if (this.timer !== undefined) this.opts.clock.clearTimeout(this.timer);
     this.timer = undefined;
+    this.detachTransport?.();
+    this.detachTransport = undefined;
     const s = this.socket;
     this.socket = undefined;
     this.bound = undefined;
@@ -114,14 +120,18 @@ export class UdpIpmiAdapter {
       this.log.error({ category: 'internal', err: String(e) }, 'LAN server threw');
       return;
     }
-    for (const r of replies) {
-      try {
-        socket.send(r, rinfo.port, rinfo.address, (err) => {
-          if (err) this.log.warn({ category: 'send-error', err: err.message, peer: `${rinfo.address}:${rinfo.port}` }, 'IPMI reply not sent');
-        });
-      } catch (e) {
-        this.log.warn({ category: 'send-error', err: String(e) }, 'IPMI reply not sent');
-      }
+    for (const r of replies) this.sendTo(r, rinfo.port, rinfo.address);
+  }
+
+  private sendTo(bytes: Uint8Array, port: number, address: string): void {
+    const socket = this.socket;
+    if (!socket) return;
+    try {
+      socket.send(bytes, port, address, (err) => {
+        if (err) this.log.warn({ category: 'send-error', err: err.message, peer: `${address}:${port}` }, 'IPMI reply not sent');
+      });
+    } catch (e) {
+      this.log.warn({ category: 'send-error', err: String(e) }, 'IPMI reply not sent');
     }
   }
 

@@ -48,7 +48,7 @@ import type { Session15Packet } from './session15.ts';
 import { assertHasAdministrator } from './users.ts';
 import type { UserStore } from './users.ts';
 
-/** Largest datagram accepted (IPMI messages are small; no SOL). */
+/** Largest datagram accepted (IPMI messages are small; SOL packets stay below it: chassis/ipmi/sol). */
 export const MAX_DATAGRAM = 1024;
 /** IPMB address of the shelf manager, the LAN-facing controller. */
 export const SHELF_MANAGER_ADDRESS = 0x20;
@@ -94,6 +94,27 @@ export interface LanServerStats {
   halfOpenSessions: number;
 }
 
+/**
+ * Handles one payload type other than IPMI messages inside active RMCP+ sessions (SOL, payload
+ * type 01h: IPMI v2.0 §15; registered by chassis/ipmi/sol). The LAN server has checked integrity,
+ * the sequence window and decrypted the payload before calling it.
+ */
+export interface SessionPayloadHandler {
+  /**
+   * @returns payloads of the same type to send back at once, in order (wrapped in the session)
+   * @throws DecodeError for a malformed payload (dropped and counted; the window does not advance)
+   */
+  handlePayload(session: Session, payload: Uint8Array, now: number): Uint8Array[];
+}
+
+/** The UDP edge as seen by the server, for datagrams sent outside a reply (SOL output). */
+export interface LanTransport {
+  /** The local UDP port the server is bound to (Activate Payload reports it). */
+  localPort: number;
+  /** Sends one datagram to `peer`; must not throw. */
+  send(bytes: Uint8Array, peer: Peer): void;
+}
+
 const LOG_WINDOW_MS = 10_000;
 const LOG_PER_WINDOW = 10;
 
@@ -122,6 +143,9 @@ export class LanServer implements LanServices, LoginHost {
   private readonly random: (n: number) => Uint8Array;
   private readonly counters: LanServerStats = { datagrams: 0, replies: 0, dropped: {}, activeSessions: 0, halfOpenSessions: 0 };
   private readonly logWindows = new Map<DropCategory, { start: number; logged: number; suppressed: number }>();
+  private readonly payloadHandlers = new Map<number, SessionPayloadHandler>();
+  private readonly sessionEndListeners = new Set<(s: Session, why: RemovalReason) => void>();
+  private lanTransport: LanTransport | undefined;
 
   /**
    * @throws TypeError for invalid options (unknown cipher suite, suite 0 without the insecure
@@ -202,6 +226,48 @@ export class LanServer implements LanServices, LoginHost {
 
   closeSession(s: Session): void {
     this.sessions.remove(s, 'closed');
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Hooks for payloads other than IPMI messages (SOL, issue 7)
+
+  /** Registers (or, with undefined, removes) the handler of an RMCP+ payload type other than IPMI (01h SOL). */
+  setPayloadHandler(type: number, handler: SessionPayloadHandler | undefined): void {
+    if (type === PayloadType.Ipmi || type >= PayloadType.OpenSessionRequest) throw new TypeError(`payload type ${type} is handled by the server itself`);
+    if (handler) this.payloadHandlers.set(type, handler);
+    else this.payloadHandlers.delete(type);
+  }
+
+  /** Connects the UDP edge for datagrams sent outside a reply. @returns detach */
+  attachTransport(t: LanTransport): () => void {
+    this.lanTransport = t;
+    return () => {
+      if (this.lanTransport === t) this.lanTransport = undefined;
+    };
+  }
+
+  /** The attached UDP edge, if any. */
+  get transport(): LanTransport | undefined {
+    return this.lanTransport;
+  }
+
+  /**
+   * Sends a payload of `type` to the console of an active RMCP+ session outside a reply (wrapped,
+   * encrypted and authenticated as the session's cipher suite says).
+   * @returns false when no transport is attached or the session is gone
+   */
+  sendPayload(s: Session, type: number, payload: Uint8Array): boolean {
+    const t = this.lanTransport;
+    if (!t || !s.active || s.kind !== 'rmcp+' || this.sessions.get(s.id) !== s) return false;
+    t.send(this.wrapRmcpPlus(s, payload, type), s.peer);
+    this.counters.replies++;
+    return true;
+  }
+
+  /** Calls `fn` whenever a session leaves the table (closed, idle, evicted …). @returns unsubscribe */
+  onSessionEnd(fn: (s: Session, why: RemovalReason) => void): () => void {
+    this.sessionEndListeners.add(fn);
+    return () => this.sessionEndListeners.delete(fn);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -421,8 +487,17 @@ export class LanServer implements LanServices, LoginHost {
       return reply ? [encodeRmcpPlus({ payloadType: type, encrypted: false, sessionId: 0, sequence: 0, payload: reply })] : [];
     }
     if (pkt.payloadType !== PayloadType.Ipmi) {
-      this.drop('payload-type', peer, now, `payload type ${pkt.payloadType} not supported`);
-      return [];
+      const handler = this.payloadHandlers.get(pkt.payloadType);
+      if (!handler || pkt.sessionId === 0) {
+        this.drop('payload-type', peer, now, `payload type ${pkt.payloadType} not supported${handler ? ' outside a session' : ''}`);
+        return [];
+      }
+      const s = this.sessions.get(pkt.sessionId);
+      if (!s || s.kind !== 'rmcp+' || !s.active) {
+        this.drop('unknown-session', peer, now, `RMCP+ session ${pkt.sessionId.toString(16)}`);
+        return [];
+      }
+      return this.inSessionRmcpPlus(s, bytes, pkt, peer, now, handler);
     }
     if (pkt.sessionId === 0) {
       if (pkt.encrypted || pkt.authenticated) {
@@ -442,7 +517,7 @@ export class LanServer implements LanServices, LoginHost {
     return this.inSessionRmcpPlus(s, bytes, pkt, peer, now);
   }
 
-  private inSessionRmcpPlus(s: Session, bytes: Uint8Array, pkt: RmcpPlusPacket, peer: Peer, now: number): Uint8Array[] {
+  private inSessionRmcpPlus(s: Session, bytes: Uint8Array, pkt: RmcpPlusPacket, peer: Peer, now: number, handler?: SessionPayloadHandler): Uint8Array[] {
     const suite = s.suite!;
     const integ = integrityParams(suite.integrity);
     const wantAuth = suite.integrity !== IntegrityAlg.None;
@@ -468,6 +543,12 @@ export class LanServer implements LanServices, LoginHost {
         return [];
       }
     }
+    if (handler) {
+      const replies = handler.handlePayload(s, plain, now); // throws DecodeError for a malformed payload
+      window.accept(pkt.sequence);
+      s.lastActivity = now;
+      return replies.map((p) => this.wrapRmcpPlus(s, p, pkt.payloadType));
+    }
     const req = this.decodeMessage(plain, peer, now);
     if (!req) return [];
     window.accept(pkt.sequence); // only after integrity (and, without integrity, a well-formed message)
@@ -479,13 +560,13 @@ export class LanServer implements LanServices, LoginHost {
     return out;
   }
 
-  private wrapRmcpPlus(s: Session, msg: Uint8Array): Uint8Array {
+  private wrapRmcpPlus(s: Session, msg: Uint8Array, payloadType: number = PayloadType.Ipmi): Uint8Array {
     const suite = s.suite!;
     const encrypted = suite.conf === ConfAlg.AesCbc128;
     const payload = encrypted ? aesEncrypt(s.k2, this.randomBytes(16), msg) : msg;
     const integrity = suite.integrity !== IntegrityAlg.None ? { alg: suite.integrity, k1: s.k1 } : undefined;
     return encodeRmcpPlus(
-      { payloadType: PayloadType.Ipmi, encrypted, sessionId: s.consoleSid, sequence: s.nextOutSeq(!!integrity), payload },
+      { payloadType, encrypted, sessionId: s.consoleSid, sequence: s.nextOutSeq(!!integrity), payload },
       integrity,
     );
   }
@@ -498,6 +579,13 @@ export class LanServer implements LanServices, LoginHost {
   }
 
   private onSessionRemoved(s: Session, why: RemovalReason): void {
+    for (const fn of [...this.sessionEndListeners]) {
+      try {
+        fn(s, why);
+      } catch (e) {
+        this.log.error({ category: 'internal', err: String(e) }, 'session-end listener failed');
+      }
+    }
     if (s.active) this.log.info({ category: 'session-end', user: s.userName, handle: s.handle, reason: why }, 'session ended');
     else if (why === 'evicted') this.log.debug({ category: 'half-open-evicted', peer: s.peer.address }, 'half-open login evicted');
   }
