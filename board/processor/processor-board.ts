@@ -318,7 +318,9 @@ export class ProcessorBoard {
       const q = table.find();
       if (q >= 0) return this.forward(pkt, t, q, table.rsOf(q), table.serviceOf(q), 0, false, table.hashOf(q), now);
     }
-    const hash = table.loadKey(t);
+    // int32 flow hash (loadKey's u32 would be a heap number half the time): the schedulers get
+    // it as u32 below; the encapsulator uses its low 20 bits.
+    const hash = table.loadKeyI32(t);
     const isTcp = t.proto === 6 && t.hashPorts;
     const flags = isTcp ? t.tcpFlags : -1;
     const bareSyn = flags >= 0 && (flags & (TCP_SYN | TCP_ACK | TCP_RST)) === TCP_SYN;
@@ -354,7 +356,7 @@ export class ProcessorBoard {
     }
     if (rs < 0) {
       const pool = this.pools[si]!;
-      const pos = svc.scheduler.pick(pool, hash, srcHash(t));
+      const pos = svc.scheduler.pick(pool, hash >>> 0, srcHash(t));
       if (pos < 0) return this.drop(D_RS_DOWN);
       rs = pool.ids[pos]!;
     }

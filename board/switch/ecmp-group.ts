@@ -99,6 +99,8 @@ export class EcmpGroup {
   private upPorts = new Int32Array(0);
   private nUp = 0;
   // resilient
+  /** mapping === 'resilient', as a boolean (the hot path compares no strings). */
+  private readonly resilient: boolean;
   private readonly mask: number;
   private readonly home: Int32Array;
   private readonly owner: Int32Array;
@@ -123,6 +125,7 @@ export class EcmpGroup {
       throw new RangeError(`ECMP bucket count must be an integer in 1..${MAX_BUCKETS}, got ${b}`);
     }
     this.mapping = config.mapping;
+    this.resilient = config.mapping === 'resilient';
     this.bucketCount = b;
     this.config = Object.freeze({ ...DEFAULT_ECMP, ...config });
     this.mask = (b & (b - 1)) === 0 ? b - 1 : NONE;
@@ -164,7 +167,7 @@ export class EcmpGroup {
    * @param hash unsigned 32-bit hash value
    */
   select(hash: number): number {
-    if (this.mapping === 'resilient') {
+    if (this.resilient) {
       const b = this.mask >= 0 ? hash & this.mask : (hash >>> 0) % this.bucketCount;
       return this.serving[b]!;
     }
@@ -174,7 +177,7 @@ export class EcmpGroup {
 
   /** Bucket of a hash value (resilient), or -1 for modulo. */
   bucketOf(hash: number): number {
-    if (this.mapping !== 'resilient') return NONE;
+    if (!this.resilient) return NONE;
     return this.mask >= 0 ? hash & this.mask : (hash >>> 0) % this.bucketCount;
   }
 

@@ -72,6 +72,11 @@ export class FieldSelector {
   readonly symmetric: boolean;
   readonly tunnel: TunnelHeader;
   readonly layout: HashLayout;
+  // The same choices as booleans: the per-packet methods compare no strings.
+  private readonly l2: boolean;
+  private readonly l3l4: boolean;
+  private readonly innerHeader: boolean;
+  private readonly standard: boolean;
 
   /** @throws TypeError for an unknown field set, tunnel header or layout */
   constructor(opts: FieldSelectOptions) {
@@ -82,11 +87,15 @@ export class FieldSelector {
     this.symmetric = opts.symmetric;
     this.tunnel = opts.tunnel;
     this.layout = opts.layout;
+    this.l2 = opts.fields === 'l2';
+    this.l3l4 = opts.fields === 'l3l4';
+    this.innerHeader = opts.tunnel === 'inner';
+    this.standard = opts.layout === 'standard';
   }
 
   /** The IP header level this profile hashes for `pkt` (see the module header). */
   tupleOf(pkt: PacketView): FlowTuple {
-    if (this.tunnel === 'inner' && pkt.inner.family !== 0) return pkt.inner;
+    if (this.innerHeader && pkt.inner.family !== 0) return pkt.inner;
     return pkt.outer;
   }
 
@@ -95,13 +104,13 @@ export class FieldSelector {
    * @returns key length in bytes (0: the frame has neither Ethernet nor IP fields)
    */
   selectPacket(pkt: PacketView): number {
-    if (this.fields === 'l2') {
+    if (this.l2) {
       const n = this.writeL2(pkt);
       if (n > 0) return n;
       return this.writeL3(this.tupleOf(pkt), true);
     }
     const t = this.tupleOf(pkt);
-    if (t.family !== 0) return this.writeL3(t, this.fields === 'l3l4');
+    if (t.family !== 0) return this.writeL3(t, this.l3l4);
     return this.writeL2(pkt);
   }
 
@@ -111,7 +120,7 @@ export class FieldSelector {
    */
   selectTuple(t: FlowTuple): number {
     if (t.family === 0) return 0;
-    return this.writeL3(t, this.fields !== 'l3');
+    return this.writeL3(t, this.l2 || this.l3l4);
   }
 
   private writeL3(t: FlowTuple, wantPorts: boolean): number {
@@ -131,7 +140,7 @@ export class FieldSelector {
       buf[alen + i] = b[i]!;
     }
     let o = 2 * alen;
-    if (this.layout === 'standard') buf[o++] = t.proto & 0xff;
+    if (this.standard) buf[o++] = t.proto & 0xff;
     if (usePorts) {
       const sp = swap ? t.dport : t.sport;
       const dp = swap ? t.sport : t.dport;

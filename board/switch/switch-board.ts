@@ -24,7 +24,7 @@ import { CommandError } from '../common/errors.ts';
 import { EcmpGroup, MAX_HUB_PORT } from './ecmp-group.ts';
 import { FieldSelector, FLOW_KEY_BYTES, writeFlowKey } from './field-select.ts';
 import { FlowSet } from './flow-set.ts';
-import { createHash, type HashAlgorithm } from './hash/index.ts';
+import { createHash, pearson16V4, type HashAlgorithm } from './hash/index.ts';
 import { HubPort, type HubPortCounters } from './port.ts';
 import type { EcmpConfig } from './switch-config.ts';
 
@@ -98,6 +98,12 @@ export class SwitchBoard {
 
   private readonly selector: FieldSelector;
   private readonly algo: HashAlgorithm;
+  /** Pearson over an l3/l3l4 profile: IPv4 keys are hashed from the tuple's words directly
+   * (pearson16V4), without writing the key bytes; the value is the same. */
+  private readonly pearsonV4: boolean;
+  private readonly innerHeader: boolean;
+  private readonly wantPorts: boolean;
+  private readonly symmetric: boolean;
   private readonly log: Logger;
   private readonly countFlows: boolean;
   private readonly flowSet: FlowSet | null;
@@ -124,6 +130,10 @@ export class SwitchBoard {
       tunnel: this.config.tunnel,
       layout: this.algo.layout,
     });
+    this.pearsonV4 = this.algo.name === 'pearson' && this.config.fields !== 'l2';
+    this.innerHeader = this.config.tunnel === 'inner';
+    this.wantPorts = this.config.fields === 'l3l4';
+    this.symmetric = this.config.symmetric;
     this.log = (opts.log ?? nullLogger).child({ module: 'switch.hub', slot: opts.slot });
     this.countFlows = opts.countFlows ?? true;
     this.flowSet = this.countFlows ? new FlowSet() : null;
@@ -150,9 +160,7 @@ export class SwitchBoard {
       this.drops.hub_down++;
       return d;
     }
-    const len = this.selector.selectPacket(pkt);
-    const hash = len > 0 ? this.algo.hash(this.selector.buf, len) : 0;
-    this.route(d, hash);
+    this.route(d, this.packetHash(pkt));
     if (!d.forward) {
       this.drops[d.drop!]++;
       return d;
@@ -186,8 +194,29 @@ export class SwitchBoard {
 
   /** The hash this hub computes for a packet (no counting). */
   hashPacket(pkt: PacketView): number {
+    return this.packetHash(pkt);
+  }
+
+  private packetHash(pkt: PacketView): number {
+    if (this.pearsonV4) {
+      const t = this.innerHeader && pkt.inner.family !== 0 ? pkt.inner : pkt.outer;
+      if (t.family === 4) return this.pearsonOfV4(t);
+    }
     const len = this.selector.selectPacket(pkt);
     return len > 0 ? this.algo.hash(this.selector.buf, len) : 0;
+  }
+
+  /** FieldSelector.writeL3 + pearson16 for an IPv4 tuple, from integers (same value). */
+  private pearsonOfV4(t: FlowTuple): number {
+    const s = t.src;
+    const d = t.dst;
+    const x = (s[0]! << 24) | (s[1]! << 16) | (s[2]! << 8) | s[3]!;
+    const y = (d[0]! << 24) | (d[1]! << 16) | (d[2]! << 8) | d[3]!;
+    const usePorts = this.wantPorts && t.hasPorts && !t.fragment;
+    // symmetric: the lower address (unsigned, network order) first, then the lower port
+    const swap = this.symmetric && (x !== y ? x >>> 0 > y >>> 0 : usePorts && t.sport > t.dport);
+    if (swap) return pearson16V4(y, x, t.proto, usePorts ? (t.dport << 16) | t.sport : 0, usePorts);
+    return pearson16V4(x, y, t.proto, usePorts ? (t.sport << 16) | t.dport : 0, usePorts);
   }
 
   /** The hash this hub computes for a bare tuple (no counting; 0 when the tuple has no IP header). */

@@ -20,8 +20,12 @@
  *     9 PREV    10 NEXT   links of the entry's aging list (one LRU list per state)
  *    11 HOT      slot in the hot tier, -1 when cold
  * - The index is an open-addressing hash table (linear probing, load ≤ 0.75, backward-shift
- *   deletion, Knuth TAOCP vol. 3 §6.4 Algorithm R) of 32-bit words: entry + 1 in the low bits and
- *   the top bits of the key hash as a tag, so most probes that do not match never touch an entry.
+ *   deletion, Knuth TAOCP vol. 3 §6.4 Algorithm R) of 32-bit words: entry + 1 in the low bits,
+ *   then the word's probe distance from its home slot (5 bits, 31 = "31 or more"), then the top
+ *   bits of the key hash as a tag. A probe only reads an entry whose distance and tag both
+ *   match, so most probes that do not match never touch an entry; and a deletion shifts the
+ *   cluster behind it back by the stored distances alone, without reading the entries that follow
+ *   (only a word whose distance saturated reads its entry's hash).
  *   It starts at 4096 slots and doubles as the table fills (a one-off rehash of the live entries,
  *   about 10–30 ms at the last doubling of a 1.5 M table), up to the first power of two ≥
  *   capacity / 0.75: a board holding a few thousand sessions probes a cache-resident index.
@@ -83,8 +87,11 @@ const V6_CHUNK = 1 << V6_CHUNK_BITS;
 export const LAST_SEEN_GRANULARITY_MS = 1000;
 /** Slots of a new table's index (it doubles as entries arrive). */
 const INITIAL_INDEX_SIZE = 4096;
-/** Largest supported capacity (the index word needs a few tag bits). */
+/** Largest supported capacity (the index word needs 5 distance bits beside the entry number). */
 export const MAX_SESSION_CAPACITY = 1 << 26;
+/** Bits of an index word's probe distance; DIST_SAT means "DIST_SAT or more: read the entry". */
+const DIST_BITS = 5;
+const DIST_SAT = (1 << DIST_BITS) - 1;
 
 /** Why an entry left the table (the `onRemove` hook's second argument). */
 export const RemoveReason = {
@@ -166,6 +173,10 @@ export class SessionTable {
   private readonly maxIndexSize: number;
   private readonly emask: number;
   private readonly tmask: number;
+  /** Bit position of the 5-bit probe distance in an index word (= entry bits). */
+  private readonly dshift: number;
+  /** Mask of the tag and distance bits of an index word. */
+  private readonly tdmask: number;
   private readonly heads = new Int32Array(STATE_COUNT).fill(-1);
   private readonly tails = new Int32Array(STATE_COUNT).fill(-1);
   private readonly counts = new Int32Array(STATE_COUNT);
@@ -226,7 +237,10 @@ export class SessionTable {
     let ebits = 1;
     while ((1 << ebits) <= cap) ebits++;
     this.emask = (1 << ebits) - 1;
-    this.tmask = ~this.emask;
+    this.dshift = ebits;
+    // tag: the hash bits above the entry and distance fields (none when ebits + 5 = 32)
+    this.tmask = ebits + DIST_BITS >= 32 ? 0 : ~((1 << (ebits + DIST_BITS)) - 1);
+    this.tdmask = this.tmask | (DIST_SAT << ebits);
     this.hotRing = new Int32Array(hot);
     const nRs = opts.maxRealServers ?? 65536;
     this.rsActive = new Int32Array(nRs);
@@ -262,8 +276,24 @@ export class SessionTable {
    * @returns the key hash (u32), the same for both directions of a conversation.
    */
   loadKey(t: FlowTuple): number {
-    const hp = t.hashPorts;
-    return this.loadKeyRaw(t.family === 6, t.src, t.dst, hp ? t.sport : 0, hp ? t.dport : 0, t.proto, hp);
+    this.loadTuple(t);
+    return this.kHash >>> 0;
+  }
+
+  /**
+   * `loadKey` for the data path: the same key registers, but the hash is returned as a signed
+   * 32-bit integer (`loadKey(t) === (loadKeyI32(t) >>> 0)`), which V8 keeps in a register or a
+   * small integer — `loadKey`'s unsigned value is a heap number about half the time.
+   * @returns the key hash as int32
+   */
+  loadKeyI32(t: FlowTuple): number {
+    this.loadTuple(t);
+    return this.kHash;
+  }
+
+  private loadTuple(t: FlowTuple): void {
+    const hp = t.hasPorts && !t.fragment;
+    this.setKey(t.family === 6, t.src, t.dst, hp ? t.sport : 0, hp ? t.dport : 0, t.proto, hp);
   }
 
   /**
@@ -271,6 +301,12 @@ export class SessionTable {
    * (or session) direction is src → dst. Returns the key hash.
    */
   loadKeyRaw(v6: boolean, src: Uint8Array, dst: Uint8Array, sport: number, dport: number, proto: number, hasPorts: boolean): number {
+    this.setKey(v6, src, dst, sport, dport, proto, hasPorts);
+    return this.kHash >>> 0;
+  }
+
+  /** Fills the key registers (loadKeyRaw without a return value: nothing to box). */
+  private setKey(v6: boolean, src: Uint8Array, dst: Uint8Array, sport: number, dport: number, proto: number, hasPorts: boolean): void {
     let h = this.seed;
     let aIsSrc: boolean;
     if (!v6) {
@@ -305,7 +341,6 @@ export class SessionTable {
     this.kMeta = (proto & 0xff) | (v6 ? K_V6 : 0) | (hasPorts ? 0 : K_NOPORTS);
     h = mix32(mix32(h, this.kPorts), this.kMeta);
     this.kHash = fmix32(h ^ (v6 ? 40 : 16)) | 0;
-    return this.kHash >>> 0;
   }
 
   /** Hash of the loaded key (u32). */
@@ -319,14 +354,16 @@ export class SessionTable {
     const di = this.di;
     const mask = this.mask;
     const emask = this.emask;
-    const tmask = this.tmask;
+    const tdmask = this.tdmask;
+    const dshift = this.dshift;
     const h = this.kHash;
-    const tag = h & tmask;
+    const tag = h & this.tmask;
     let i = h & mask;
-    for (;;) {
+    // An entry in the n-th slot from its home carries distance min(n, DIST_SAT).
+    for (let n = 0; ; n++) {
       const v = idx[i]!;
       if (v === 0) return -1;
-      if ((v & tmask) === tag) {
+      if ((v & tdmask) === (tag | ((n < DIST_SAT ? n : DIST_SAT) << dshift))) {
         const e = (v & emask) - 1;
         const o = e * W;
         if (di[o + O_HASH] === h && (di[o + O_META]! & KEY_META) === this.kMeta && di[o + O_PORTS] === this.kPorts) {
@@ -335,6 +372,11 @@ export class SessionTable {
       }
       i = (i + 1) & mask;
     }
+  }
+
+  /** The index word of entry e placed n slots from its home (hash h). */
+  private word(h: number, n: number, e: number): number {
+    return (h & this.tmask) | ((n < DIST_SAT ? n : DIST_SAT) << this.dshift) | (e + 1);
   }
 
   /** True when the loaded key's packet travels client → server for entry `e` (found by find()). */
@@ -409,8 +451,12 @@ export class SessionTable {
     const idx = this.idx;
     const mask = this.mask;
     let i = this.kHash & mask;
-    while (idx[i] !== 0) i = (i + 1) & mask;
-    idx[i] = (this.kHash & this.tmask) | (e + 1);
+    let n = 0;
+    while (idx[i] !== 0) {
+      i = (i + 1) & mask;
+      n++;
+    }
+    idx[i] = this.word(this.kHash, n, e);
     this.size++;
     this.inserted++;
     if (state === SessionState.ESTABLISHED) this.rsActive[rs]!++;
@@ -424,14 +470,17 @@ export class SessionTable {
     const idx = new Int32Array(size);
     const mask = size - 1;
     const di = this.di;
-    const tmask = this.tmask;
     for (let e = 0; e < this.top; e++) {
       const o = e * W;
       if (((di[o + O_META]! >>> 16) & 0xff) === 0) continue;
       const h = di[o + O_HASH]!;
       let i = h & mask;
-      while (idx[i] !== 0) i = (i + 1) & mask;
-      idx[i] = (h & tmask) | (e + 1);
+      let n = 0;
+      while (idx[i] !== 0) {
+        i = (i + 1) & mask;
+        n++;
+      }
+      idx[i] = this.word(h, n, e);
     }
     this.idx = idx;
     this.mask = mask;
@@ -490,14 +539,21 @@ export class SessionTable {
       if (n > mask) throw new Error('session table index corrupt: entry not found');
       i = (i + 1) & mask;
     }
+    // Algorithm R: a word at j whose home is not cyclically in (i, j] — its distance is at least
+    // the gap j − i — moves back into the hole at i, its distance reduced by the gap.
+    const dshift = this.dshift;
+    const keep = ~(DIST_SAT << dshift);
     let j = i;
     for (;;) {
       j = (j + 1) & mask;
       const v = idx[j]!;
       if (v === 0) break;
-      const k = d[((v & emask) - 1) * W + O_HASH]! & mask;
-      if (j > i ? k <= i || k > j : k <= i && k > j) {
-        idx[i] = v;
+      let dist = (v >>> dshift) & DIST_SAT;
+      if (dist === DIST_SAT) dist = (j - d[((v & emask) - 1) * W + O_HASH]!) & mask;
+      const gap = (j - i) & mask;
+      if (dist >= gap) {
+        const nd = dist - gap;
+        idx[i] = (v & keep) | ((nd < DIST_SAT ? nd : DIST_SAT) << dshift);
         i = j;
       }
     }

@@ -14,7 +14,7 @@ import { pearson16 } from './pearson.ts';
 import { ToeplitzHasher } from './toeplitz.ts';
 
 export { crc16ccitt, crc32 } from './crc.ts';
-export { PEARSON_TABLE, pearson8, pearson16 } from './pearson.ts';
+export { PEARSON_TABLE, pearson8, pearson16, pearson16V4 } from './pearson.ts';
 export { parseToeplitzKey, ToeplitzHasher, TOEPLITZ_KEY_BYTES, TOEPLITZ_MAX_INPUT } from './toeplitz.ts';
 
 /** A hash over `data[0..len)` returning an unsigned 32-bit value. */

@@ -69,3 +69,60 @@ export function pearson16(data: Uint8Array, len: number = data.length): number {
   }
   return (hi << 8) | lo;
 }
+
+/**
+ * `pearson16` of an IPv4 key given as integers instead of bytes (the hubs' hot path; no key
+ * buffer is written): the bytes hashed are `a` (4, big-endian) ‖ `b` (4) ‖ `proto` (1) and, when
+ * `withPorts`, `ports` (4: high half then low half, each big-endian) — the standard layout of
+ * board/switch/field-select.ts for an IPv4 l3 or l3l4 key. Equal to `pearson16` over those 9 or
+ * 13 bytes.
+ * @param a first address as a 32-bit integer (network order: first byte in the top bits)
+ * @param b second address, likewise
+ * @param proto IP protocol (low 8 bits used)
+ * @param ports first port << 16 | second port
+ * @returns 0..65535
+ */
+export function pearson16V4(a: number, b: number, proto: number, ports: number, withPorts: boolean): number {
+  let c = a >>> 24;
+  let hi = T[c]!;
+  let lo = T[(c + 1) & 0xff]!;
+  c = (a >>> 16) & 0xff;
+  hi = T[hi ^ c]!;
+  lo = T[lo ^ c]!;
+  c = (a >>> 8) & 0xff;
+  hi = T[hi ^ c]!;
+  lo = T[lo ^ c]!;
+  c = a & 0xff;
+  hi = T[hi ^ c]!;
+  lo = T[lo ^ c]!;
+  c = b >>> 24;
+  hi = T[hi ^ c]!;
+  lo = T[lo ^ c]!;
+  c = (b >>> 16) & 0xff;
+  hi = T[hi ^ c]!;
+  lo = T[lo ^ c]!;
+  c = (b >>> 8) & 0xff;
+  hi = T[hi ^ c]!;
+  lo = T[lo ^ c]!;
+  c = b & 0xff;
+  hi = T[hi ^ c]!;
+  lo = T[lo ^ c]!;
+  c = proto & 0xff;
+  hi = T[hi ^ c]!;
+  lo = T[lo ^ c]!;
+  if (withPorts) {
+    c = ports >>> 24;
+    hi = T[hi ^ c]!;
+    lo = T[lo ^ c]!;
+    c = (ports >>> 16) & 0xff;
+    hi = T[hi ^ c]!;
+    lo = T[lo ^ c]!;
+    c = (ports >>> 8) & 0xff;
+    hi = T[hi ^ c]!;
+    lo = T[lo ^ c]!;
+    c = ports & 0xff;
+    hi = T[hi ^ c]!;
+    lo = T[lo ^ c]!;
+  }
+  return (hi << 8) | lo;
+}
