@@ -28,6 +28,7 @@ import { memoryInput, type TrafficInput } from '../dataplane/traffic.ts';
 import { CaptureFileReader } from '../io/capture-file.ts';
 import { DEFAULT_SHELF_NAME, defaultDbPath, readDefaultShelfYaml } from '../io/data-dir.ts';
 import { createLoggers, isLogLevel, LOG_LEVELS, type LogLevel, type ProcessLoggers } from '../io/logger.ts';
+import { consoleLinkDir, ptyConsoleExpose } from '../io/serial-console.ts';
 import { onShutdownSignals } from '../io/signals.ts';
 import { SqliteStore } from '../io/sqlite-store.ts';
 import { SystemClock } from '../io/system-clock.ts';
@@ -228,6 +229,8 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
         },
         listen,
       },
+      // serial consoles on socat PTYs, linked at $XDG_RUNTIME_DIR/atcasim/<fru> (else beside the database)
+      consoles: { expose: ptyConsoleExpose(consoleLinkDir(dbPath), log) },
     });
   } catch (e) {
     // Emulator.start closed the store (ownsStore) and stopped what it had started.
@@ -289,7 +292,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
       (sig) => log.warn({ category: 'shutdown', signal: sig }, 'already shutting down'),
     );
     if (o.headless) {
-      events.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, db: dbPath }, 'ready');
+      events.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, db: dbPath }, 'ready');
       const stats = () => {
         em.sampleTraffic();
         events.info(statsLine(em.view(), clock.now() - t0), 'stats');
@@ -324,7 +327,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
         });
         tui = app;
         app.start();
-        log.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, tui: true }, 'ready');
+        log.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, tui: true }, 'ready');
       })
       .catch((e: unknown) => {
         log.error({ category: 'tui', err: String(e) }, 'the TUI could not start');

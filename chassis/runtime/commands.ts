@@ -36,11 +36,18 @@ export interface OperatorCommands {
 /** The CommandError code of an operator action whose layer is not wired yet. */
 export const NOT_AVAILABLE = 'not_available';
 
+/** Told about operator actions that other parts show (the consoles stop answering on a hang). */
+export interface OperatorObserver {
+  /** A node was hung (true) or healed (false) through the HA layer. */
+  hung?(node: string, hung: boolean): void;
+}
+
 /**
  * Builds the command API over a shelf and an optional HA part.
  * @param ha returns the HA part when wired (looked up on every call, so it can be attached later)
+ * @param observer told after a successful hang/heal
  */
-export function operatorCommands(shelf: Shelf, ha: () => HaPart | undefined): OperatorCommands {
+export function operatorCommands(shelf: Shelf, ha: () => HaPart | undefined, observer: OperatorObserver = {}): OperatorCommands {
   const needHa = (what: string): HaPart => {
     const h = ha();
     if (!h) throw new CommandError(NOT_AVAILABLE, `${what}: not available yet (the HA layer is not wired into this build)`);
@@ -54,8 +61,16 @@ export function operatorCommands(shelf: Shelf, ha: () => HaPart | undefined): Op
     injectFault: (fru, kind) => shelf.injectFault(fru, kind ?? 'payload'),
     repair: (fru) => shelf.repair(fru),
     switchover: (pair) => needHa('switchover').switchover(pair),
-    hang: (node) => needHa('hang').hang(shelf.resolve(node)),
-    heal: (node) => needHa('heal').heal(shelf.resolve(node)),
+    hang: (node) => {
+      const n = shelf.resolve(node);
+      needHa('hang').hang(n);
+      observer.hung?.(n, true);
+    },
+    heal: (node) => {
+      const n = shelf.resolve(node);
+      needHa('heal').heal(n);
+      observer.hung?.(n, false);
+    },
     get haAvailable() {
       return ha() !== undefined;
     },

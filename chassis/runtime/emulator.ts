@@ -32,6 +32,7 @@ import type { Store } from '../persistence/store.ts';
 import { PersistentUserStore } from '../persistence/user-store.ts';
 import type { Platform } from '../platform.ts';
 import { operatorCommands, type OperatorCommands } from './commands.ts';
+import { ConsolesPart, type ConsoleOptions } from './consoles.ts';
 import { EventFeed } from './event-feed.ts';
 import type { HaFactory, HaPart } from './ha-seam.ts';
 import { cryptoRandomBytes, ipmiSettings, provisionAdmin, shelfIpmiFactory, type AdminOptions, type IpmiFace, type IpmiFactory, type IpmiRuntimeOptions } from './ipmi.ts';
@@ -98,6 +99,8 @@ export interface EmulatorOptions {
       };
   /** The HA part (chassis/ha, issue 6), built once the shelf and data plane exist. */
   ha?: HaFactory;
+  /** Serial consoles and SOL (issue 7, chassis/runtime/consoles.ts); false = none. `expose` puts them on PTYs. */
+  consoles?: false | ConsoleOptions;
   /** Cryptographically strong random bytes [node:crypto]. */
   randomBytes?: (n: number) => Uint8Array;
   /** Traffic monitor period, ms [1000]. */
@@ -120,6 +123,8 @@ export class Emulator {
   ha: HaPart | undefined;
   /** The IPMI LAN server, when enabled. */
   lanServer: LanServer | undefined;
+  /** The board consoles, SOL and their PTYs (issue 7), unless disabled. */
+  consoles: ConsolesPart | undefined;
   private ipmiFace: IpmiFace | undefined;
   /** Administrator provisioning result of this start (`generatedPassword` only on a first start without one given). */
   readonly admin: ProvisionResult;
@@ -157,7 +162,7 @@ export class Emulator {
     this.admin = admin;
     this.feed = new EventFeed(shelf);
     this.monitor = new TrafficMonitor(dataPlane, this.clock, { sampleMs: opts.statsSampleMs ?? 1000 });
-    this.commands = operatorCommands(shelf, () => this.ha);
+    this.commands = operatorCommands(shelf, () => this.ha, { hung: (node, hung) => this.consoles?.setHung(node, hung) });
   }
 
   /**
@@ -250,6 +255,18 @@ export class Emulator {
         this.listener = await opts.ipmi.listen(this.lanServer, { bind: settings.bind, port: settings.port });
         this.endpoints.ipmi = hostPort(this.listener.address, this.listener.port);
       }
+    }
+    if (opts.consoles !== false) {
+      this.consoles = await ConsolesPart.start({
+        shelf: this.shelf,
+        dataPlane: this.dataPlane,
+        platform: opts.platform,
+        haStatus: () => this.ha?.status() ?? [],
+        ...(this.lanServer ? { lanServer: this.lanServer } : {}),
+        options: opts.consoles ?? {},
+      });
+      Object.assign(this.endpoints.consoles, this.consoles.paths);
+      if (Object.keys(this.consoles.links).length) this.endpoints.consoleLinks = { ...this.consoles.links };
     }
   }
 
@@ -400,6 +417,7 @@ export class Emulator {
     if (this.pumpTimer !== undefined) this.clock.clearTimeout(this.pumpTimer);
     if (this.tickTimer !== undefined) this.clock.clearTimeout(this.tickTimer);
     await step('traffic', () => this.source?.close());
+    await step('consoles', () => this.consoles?.stop());
     await step('ipmi', () => this.listener?.stop());
     await step('ipmi face', () => this.ipmiFace?.close());
     await step('ha', () => this.ha?.stop());
