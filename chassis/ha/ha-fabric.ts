@@ -223,6 +223,8 @@ export interface FabricReport {
   timeline: TimelineEntry[];
   shares: Record<string, ShareSummary>;
   takeovers: TakeoverReport[];
+  /** Losses outside takeovers (noteLoss). */
+  drops: Array<{ t: number; share: string; lost: number; lostAges: Array<[number, number]> }>;
   lost: { lost: number; lostProtected: number; lostEstablished: number; maxLostAgeMs: number; byAge: Record<string, number> };
   sync: SyncSenderStats;
   doubleActive: { episodes: number; totalMs: number };
@@ -256,6 +258,7 @@ export class HaFabric {
   private readonly shares = new Map<string, ShareState>();
   private readonly timeline: TimelineEntry[] = [];
   private readonly takeoverList: TakeoverReport[] = [];
+  private readonly dropList: Array<{ t: number; share: string; lost: number; lostAges: Array<[number, number]> }> = [];
   private readonly violations: Array<{ t: number; invariant: string; detail: string }> = [];
   private readonly alarmCounts: Record<string, number> = {};
   private readonly epochSeen = new Map<string, number>();
@@ -482,7 +485,8 @@ export class HaFabric {
     if (items.length === 0) return;
     const loss = classifyLoss(items, { tf, syncMinAgeMs: this.cfg.syncMinAgeMs, syncBatchMs: this.cfg.syncBatchMs, watermark: -Infinity, planned: false });
     this.addLoss(loss);
-    void share;
+    const lostAges = items.map((c): [number, number] => [tf - c.createdAt, c.sessions]).sort((a, b) => b[0] - a[0]);
+    this.dropList.push({ t: tf, share, lost: loss.lost, lostAges });
   }
 
   /** Model-independent report parts. */
@@ -505,6 +509,7 @@ export class HaFabric {
       timeline: this.timeline.map((e) => ({ ...e })),
       shares,
       takeovers: this.takeoverList.map((t) => ({ ...t, loss: { ...t.loss, byAge: { ...t.loss.byAge } }, lostAges: t.lostAges.map((x): [number, number] => [x[0], x[1]]) })),
+      drops: this.dropList.map((d) => ({ ...d, lostAges: d.lostAges.map((x): [number, number] => [x[0], x[1]]) })),
       lost: { ...this.lostTotals, byAge: { ...this.lostTotals.byAge } },
       sync,
       doubleActive: { episodes: this.doubleEpisodes, totalMs: this.doubleMs + this.openDoubleMs(now) },

@@ -1,0 +1,665 @@
+/**
+ * The emulator's HA data model (chassis/ha/ha-fabric.ts `HaDataModel`) over the real data plane:
+ * each processor board's session table (board/processor) is the share tables of its HA members,
+ * the hubs' shared resilient bucket table (EcmpGroup through chassis/dataplane/share-router.ts)
+ * is the share router, and the session-record codec (board/processor/session-record.ts) is the
+ * payload of every synced record.
+ *
+ * Shares of a session. A board's table holds the sessions of every share the hubs send it: its own
+ * share (`lb1/slot3` on slot3) and, after a takeover, its buddy's. A session belongs to the share
+ * whose home is the bucket its 5-tuple hashes to (the hubs' hash of the key, `homeTable`), so the
+ * owner syncs exactly the sessions of the share it owns. A per-board index (creation time, entry,
+ * share) is refreshed lazily: incrementally when the sync engine asks for sessions newer than the
+ * last scan (every T_s or so), fully after anything was imported into the live table.
+ *
+ * Standby side. Synced records are decoded into SessionRecords and imported into the board's
+ * standby table of the share (ProcessorBoard.importSession; deletes with deleteStandbySession); a
+ * key map of the records held serves the full-resync sweep. Takeover: ProcessorBoard.promote.
+ *
+ * Leaving service (the DataPlane's `handover` hook, called while the board's table still holds its
+ * sessions — a board leaving M4, or a node reset / power loss, which takes its payload out of
+ * service):
+ * - planned (deactivation: handle opened, Set FRU Activation): a final sync done in-process — every
+ *   session of the leaving board is imported into the buddy's standby table and promoted at once,
+ *   so nothing is lost, young sessions included; the HA members then hand the shares over;
+ * - unplanned (failure, extraction, reset, power loss): the hubs move the board's buckets to its
+ *   buddy at once (the ECMP failover target), and the buddy's synced sessions of the shares the
+ *   board owned become live (ProcessorBoard.promote); the rest are lost — kept as the takeover's
+ *   loss for the HA claim that follows (ha.md §5.5 oracle, t_f = now).
+ * Sessions in TIME_WAIT or CLOSE are not counted as lost (no longer open).
+ *
+ * Limits (documented in docs/ha.md): the emulated data plane forwards independently of the HA
+ * software, so a hung node's board keeps forwarding until its watchdog resets it (t_f = the
+ * reset), an uplink fault does not stop packet processing, and a failed board's buckets move to
+ * its buddy in hardware before the buddy's member claims the share.
+ */
+import type { Clock } from '../../board/common/clock.ts';
+import type { Logger } from '../../board/common/logger.ts';
+import { FlowTuple } from '../../board/packet/flow-tuple.ts';
+import type { ProcessorBoard } from '../../board/processor/processor-board.ts';
+import { decodeSessionRecord, encodeSessionRecord, newSessionRecord, sessionRecordLength } from '../../board/processor/session-record.ts';
+import type { SessionRecord } from '../../board/processor/session-record.ts';
+import { SessionState } from '../../board/processor/tcp-state.ts';
+import type { DataPlane } from '../dataplane/data-plane.ts';
+import { shareRouter } from '../dataplane/share-router.ts';
+import type { HaFabric, HaDataModel, MoveFacts, NodeDataEvent } from '../ha/ha-fabric.ts';
+import { sharesOfPair } from '../ha/ha-fabric.ts';
+import type { PairConfig } from '../ha/ha-config.ts';
+import type { LostItem } from '../ha/oracle.ts';
+import type { ShareDataPlane, ShareRouter } from '../ha/pair-controller.ts';
+import type { SessionSink, SessionSource, SyncRecord } from '../ha/session-sync.ts';
+
+/** What the model asks of the emulator's HA part. */
+export interface BoardModelHooks {
+  /** The node's software state is being lost (reset, power loss): take its board out of service. */
+  gateOut(slot: number): void;
+  /** True while the board in `slot` is leaving by a planned deactivation (set by the hot-swap listener). */
+  plannedLeave(slot: number): boolean;
+}
+
+/** A window ending this long before the last scan needs no new scan (the pump's lag is far below it), ms. */
+const SCAN_SLACK_MS = 200;
+/** How far back a scan looks for sessions that appeared late, ms. */
+const LOOKBACK_MS = 5000;
+/** Ended sessions are looked for at most this often, ms. */
+const END_CHECK_MS = 1000;
+
+/** A session in a board's index. */
+interface Item {
+  e: number;
+  created: number;
+  hash: number;
+  key: string | null;
+  sent: boolean;
+}
+
+/** Logical slot of `slotN`, or -1. */
+export function slotNumber(node: string): number {
+  const m = /^slot([0-9]{1,3})$/.exec(node);
+  return m ? Number(m[1]) : -1;
+}
+
+/** True for a session state that still carries traffic (not TIME_WAIT or CLOSE). */
+function isOpen(state: number): boolean {
+  return state !== SessionState.TIME_WAIT && state !== SessionState.CLOSE && state !== SessionState.FREE;
+}
+
+function hex(b: Uint8Array, n: number): string {
+  let s = '';
+  for (let i = 0; i < n; i++) s += (b[i]! < 16 ? '0' : '') + b[i]!.toString(16);
+  return s;
+}
+
+/** The sync key of a session record (direction as the table keeps it: client first). */
+export function sessionKey(r: SessionRecord): string {
+  const n = r.family === 6 ? 16 : 4;
+  return `${r.proto}/${hex(r.client, n)}.${r.hasPorts ? r.clientPort : '-'}/${hex(r.server, n)}.${r.hasPorts ? r.serverPort : '-'}`;
+}
+
+/**
+ * Per-board index of live sessions by share and creation time, refreshed from the board's table.
+ */
+class BoardIndex {
+  private readonly byShare = new Map<string, Item[]>();
+  private readonly byEntry = new Map<number, Item & { share: string }>();
+  private scanT = -Infinity;
+  private insertedAtScan = -1;
+  private dirty = true;
+  private lastEndCheck = new Map<string, number>();
+  private readonly rec = newSessionRecord();
+
+  constructor(
+    readonly board: ProcessorBoard,
+    private readonly classify: (rec: SessionRecord) => string | null,
+    private readonly now: () => number,
+  ) {}
+
+  /** Something was imported into (or cleared from) the live table: rebuild on next use. */
+  invalidate(): void {
+    this.dirty = true;
+  }
+
+  valid(it: Item): boolean {
+    const t = this.board.table;
+    return t.stateOf(it.e) !== 0 && t.hashOf(it.e) === it.hash && t.createdOf(it.e) === it.created;
+  }
+
+  private items(share: string): Item[] {
+    let a = this.byShare.get(share);
+    if (!a) this.byShare.set(share, (a = []));
+    return a;
+  }
+
+  /**
+   * Makes sure every session created up to `upTo` is indexed. A session appears in the table when
+   * its first packet is delivered, which may lag its creation time a little (the traffic pump):
+   * a scan is skipped only when nothing was inserted since the last one, or when the window ends
+   * well before it; each scan looks back LOOKBACK_MS (entries already indexed are skipped).
+   */
+  ensure(upTo: number): void {
+    if (this.dirty) {
+      this.rebuild();
+      return;
+    }
+    if (this.board.table.inserted === this.insertedAtScan) return;
+    if (upTo < this.scanT - SCAN_SLACK_MS) return;
+    this.scan(this.scanT - LOOKBACK_MS);
+  }
+
+  private rebuild(): void {
+    this.byShare.clear();
+    this.byEntry.clear();
+    this.dirty = false;
+    this.scan(-Infinity);
+  }
+
+  private scan(from: number): void {
+    const t = this.board.table;
+    const fresh: Array<Item & { share: string }> = [];
+    t.forEach((e) => {
+      const created = t.createdOf(e);
+      if (created < from) return;
+      const hash = t.hashOf(e);
+      const old = this.byEntry.get(e);
+      if (old && old.created === created && old.hash === hash) return;
+      t.readRecord(e, this.rec);
+      const share = this.classify(this.rec);
+      if (share === null) return;
+      const it = { e, created, hash, key: null, sent: false, share };
+      this.byEntry.set(e, it);
+      fresh.push(it);
+    });
+    this.scanT = this.now();
+    this.insertedAtScan = t.inserted;
+    if (fresh.length === 0) return;
+    fresh.sort((a, b) => a.created - b.created || a.e - b.e);
+    const touched = new Set<string>();
+    for (const it of fresh) {
+      this.items(it.share).push(it);
+      touched.add(it.share);
+    }
+    for (const s of touched) {
+      const a = this.items(s);
+      // Appends are in order unless an older session appeared (rebuild covers imports): keep sorted.
+      for (let i = 1; i < a.length; i++) {
+        if (a[i - 1]!.created > a[i]!.created) {
+          a.sort((x, y) => x.created - y.created || x.e - y.e);
+          break;
+        }
+      }
+    }
+  }
+
+  /** Valid items of `share` created in (after, upTo], oldest first. */
+  *between(share: string, after: number, upTo: number): Generator<Item> {
+    this.ensure(upTo);
+    const a = this.items(share);
+    let lo = 0;
+    let hi = a.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (a[mid]!.created > after) hi = mid;
+      else lo = mid + 1;
+    }
+    for (let i = lo; i < a.length; i++) {
+      const it = a[i]!;
+      if (it.created > upTo) break;
+      if (this.valid(it)) yield it;
+    }
+  }
+
+  /** Sessions of `share` that were sent and have ended since the last check (at most every END_CHECK_MS). */
+  drainEnded(share: string): Array<{ key: string; createdAt: number; sessions: number }> {
+    const now = this.now();
+    if (now - (this.lastEndCheck.get(share) ?? -Infinity) < END_CHECK_MS) return [];
+    this.lastEndCheck.set(share, now);
+    const a = this.items(share);
+    const out: Array<{ key: string; createdAt: number; sessions: number }> = [];
+    const keep: Item[] = [];
+    for (const it of a) {
+      if (this.valid(it)) {
+        keep.push(it);
+        continue;
+      }
+      this.byEntry.delete(it.e);
+      if (it.sent && it.key !== null) out.push({ key: it.key, createdAt: it.created, sessions: 1 });
+    }
+    if (keep.length !== a.length) this.byShare.set(share, keep);
+    return out;
+  }
+
+  /** The record of an item (shared buffer: copy what you keep). */
+  record(it: Item): SessionRecord {
+    return this.board.table.readRecord(it.e, this.rec);
+  }
+}
+
+/** A standby store: the records held for a share on one board (keys for the sweep). */
+class StandbyStore {
+  readonly held = new Map<string, Uint8Array>();
+}
+
+/** See the module header. */
+export class BoardDataModel implements HaDataModel {
+  private fabric!: HaFabric;
+  private readonly router: ShareRouter;
+  private readonly indexes = new Map<string, BoardIndex>();
+  private readonly stores = new Map<string, StandbyStore>();
+  private readonly pairOfShare = new Map<string, PairConfig>();
+  private readonly peerOf = new Map<string, string>();
+  /** Loss of a move recorded before the HA claim (board left service), per share. */
+  private readonly pendingMove = new Map<string, Omit<MoveFacts, 'forwardingAt'> & { forwardingAt: number }>();
+  /** What a node owned when its software was lost: share → acknowledged watermark. */
+  private readonly lostSoftware = new Map<string, { at: number; faults: number; shares: Map<string, number> }>();
+  private readonly tuple = new FlowTuple();
+  private homeTable: Int32Array | null = null;
+  private homeVersion = -1;
+  private readonly homeShare = new Map<number, string>();
+  /** Sessions handed to a buddy by planned deactivations, and lost by board failures (reports). */
+  handedOver = 0;
+  lostOnFailure = 0;
+
+  /**
+   * @param dp    the shelf's data plane (built with buddy failover)
+   * @param pairs the shelf's HA pairs
+   */
+  constructor(
+    private readonly dp: DataPlane,
+    pairs: readonly PairConfig[],
+    private readonly clock: Clock,
+    private readonly hooks: BoardModelHooks,
+    private readonly log: Logger,
+  ) {
+    this.router = shareRouter(dp.group, pairs);
+    for (const p of pairs) {
+      for (const s of sharesOfPair(p)) this.pairOfShare.set(s, p);
+      this.peerOf.set(p.members[0], p.members[1]);
+      this.peerOf.set(p.members[1], p.members[0]);
+      if (p.kind === 'processor') {
+        for (const m of p.members) {
+          const slot = slotNumber(m);
+          if (slot >= 0) this.homeShare.set(slot, `${p.name}/${m}`);
+        }
+      }
+    }
+  }
+
+  attach(fabric: HaFabric): void {
+    this.fabric = fabric;
+  }
+
+  private isBoardShare(share: string): boolean {
+    return this.pairOfShare.get(share)?.kind === 'processor';
+  }
+
+  private board(node: string): ProcessorBoard | null {
+    const slot = slotNumber(node);
+    if (slot < 0 || !this.dp.boardSlots.includes(slot)) return null;
+    return this.dp.board(slot);
+  }
+
+  /** The share a session belongs to: the home of the bucket its key hashes to. */
+  shareOf(rec: SessionRecord): string | null {
+    const g = this.dp.group;
+    if (g.mapping !== 'resilient') return null;
+    if (this.homeVersion !== g.version || !this.homeTable) {
+      this.homeTable = g.homeTable();
+      this.homeVersion = g.version;
+    }
+    const t = this.tuple;
+    t.family = rec.family;
+    t.src.set(rec.client);
+    t.dst.set(rec.server);
+    t.proto = rec.proto;
+    t.hasPorts = rec.hasPorts;
+    t.fragment = false;
+    t.sport = rec.hasPorts ? rec.clientPort : 0;
+    t.dport = rec.hasPorts ? rec.serverPort : 0;
+    const hub = this.dp.hubs[0];
+    if (!hub) return null;
+    const bucket = g.bucketOf(hub.hashTuple(t));
+    const port = bucket >= 0 ? this.homeTable[bucket]! : -1;
+    return port >= 0 ? (this.homeShare.get(g.slotOf(port)) ?? null) : null;
+  }
+
+  private index(node: string): BoardIndex | null {
+    let ix = this.indexes.get(node);
+    if (ix) return ix;
+    const b = this.board(node);
+    if (!b) return null;
+    ix = new BoardIndex(b, (r) => this.shareOf(r), () => this.clock.now());
+    this.indexes.set(node, ix);
+    return ix;
+  }
+
+  private store(node: string, share: string): StandbyStore {
+    const k = `${node}|${share}`;
+    let s = this.stores.get(k);
+    if (!s) this.stores.set(k, (s = new StandbyStore()));
+    return s;
+  }
+
+  // ---------------------------------------------------------------- HaDataModel
+
+  dataPlane(node: string, share: string): ShareDataPlane {
+    if (!this.isBoardShare(share) || !this.board(node)) return emptyShare();
+    return new BoardShare(this, node, share);
+  }
+
+  route(share: string, node: string): void {
+    if (!this.isBoardShare(share)) return;
+    const prev = this.fabric.routerTarget(share);
+    try {
+      this.router.assign(share, node);
+    } catch (e) {
+      this.log.error({ category: 'ha-router', share, node, err: String(e) }, 'the hubs refused a share move');
+    }
+    if (prev === null || prev === node) return;
+    if (!this.pendingMove.has(share)) {
+      // A move without a board leaving service (planned switchover, or a claim over a live peer):
+      // what the old owner holds that the new one does not is lost.
+      const lost = this.missing(prev, node, share);
+      const now = this.clock.now();
+      this.pendingMove.set(share, { tf: now, watermark: this.fabric.controller(prev).sender(share)?.ackedWatermark() ?? -Infinity, stopFaults: null, forwardingAt: now, lost });
+    }
+    this.purge(prev, share);
+  }
+
+  shift(share: string, percent: number): void {
+    if (!this.isBoardShare(share)) return;
+    this.router.shift(share, percent);
+  }
+
+  moved(share: string, prev: string, node: string): MoveFacts | null {
+    const f = this.pendingMove.get(share);
+    this.pendingMove.delete(share);
+    if (prev === node && !f) return null;
+    if (!f) {
+      const now = this.clock.now();
+      return { tf: now, watermark: -Infinity, stopFaults: null, forwardingAt: now, lost: [] };
+    }
+    return f;
+  }
+
+  nodeEvent(node: string, ev: NodeDataEvent, at: number): void {
+    if (ev !== 'software-lost') return;
+    const slot = slotNumber(node);
+    if (slot < 0 || !this.board(node)) return;
+    const shares = new Map<string, number>();
+    for (const s of this.fabric.pairOfNode(node).shares) {
+      if (this.fabric.routerTarget(s) === node) shares.set(s, this.fabric.controller(node).sender(s)?.ackedWatermark() ?? -Infinity);
+    }
+    this.lostSoftware.set(node, { at, faults: this.fabric.faultCount(), shares });
+    this.hooks.gateOut(slot);
+    this.lostSoftware.delete(node);
+  }
+
+  // ---------------------------------------------------------------- the DataPlane's handover hook
+
+  /**
+   * The board in `slot` leaves service with sessions in its table (DataPlane `handover` hook).
+   * @returns how many sessions its buddy took over (the rest are counted lost by the data plane)
+   */
+  handover(slot: number, board: ProcessorBoard): number {
+    const node = `slot${slot}`;
+    if (!this.fabric?.hasNode(node)) return 0;
+    const buddy = this.peerOf.get(node)!;
+    const buddySlot = slotNumber(buddy);
+    const buddyUp = buddySlot >= 0 && this.dp.isInService(buddySlot);
+    const buddyBoard = buddyUp ? this.dp.board(buddySlot) : null;
+    const now = this.clock.now();
+    let taken = 0;
+    if (this.hooks.plannedLeave(slot)) {
+      // Final sync in-process: everything moves to the buddy, young sessions included.
+      const touched = new Set<string>();
+      board.forEachSession((r) => {
+        const share = this.shareOf(r);
+        if (share === null || !buddyBoard) return;
+        if (buddyBoard.importSession(share, r, now)) {
+          touched.add(share);
+          taken++;
+        }
+      });
+      if (buddyBoard) for (const s of touched) buddyBoard.promote(s, now);
+      for (const s of touched) {
+        this.store(buddy, s).held.clear();
+        if (this.fabric.routerTarget(s) === node) this.pendingMove.set(s, { tf: now, watermark: Infinity, stopFaults: null, forwardingAt: now, lost: [] });
+      }
+      this.index(buddy)?.invalidate();
+      this.index(node)?.invalidate();
+      this.handedOver += taken;
+      this.log.info({ category: 'ha-handover', slot, to: buddy, sessions: taken }, `slot${slot} deactivated: ${taken} sessions handed to ${buddy}`);
+      return taken;
+    }
+    const lostSw = this.lostSoftware.get(node);
+    this.lostSoftware.delete(node);
+    const owned = lostSw?.shares ?? new Map([...this.fabric.pairOfNode(node).shares].filter((s) => this.fabric.routerTarget(s) === node).map((s) => [s, this.fabric.controller(node).sender(s)?.ackedWatermark() ?? -Infinity] as [string, number]));
+    const ix = this.index(node)!;
+    ix.invalidate();
+    for (const [share, watermark] of owned) {
+      const standby = this.store(buddy, share).held;
+      const lost: LostItem[] = [];
+      let held = 0;
+      for (const it of ix.between(share, -Infinity, Infinity)) {
+        const r = ix.record(it);
+        if (!isOpen(r.state)) continue;
+        held++;
+        if (buddyBoard && standby.has(sessionKey(r))) continue;
+        lost.push({ createdAt: r.createdMs, sessions: 1 });
+      }
+      if (buddyBoard) {
+        buddyBoard.promote(share, now);
+        standby.clear();
+        this.index(buddy)?.invalidate();
+      }
+      taken += held - lost.length;
+      this.lostOnFailure += lost.length;
+      this.pendingMove.set(share, { tf: lostSw?.at ?? now, watermark, stopFaults: lostSw?.faults ?? null, forwardingAt: now, lost });
+    }
+    return taken;
+  }
+
+  // ---------------------------------------------------------------- helpers used by BoardShare
+
+  /** Live, open sessions of `share` on `from`'s board that `to`'s live table does not hold. */
+  private missing(from: string, to: string, share: string): LostItem[] {
+    const ix = this.index(from);
+    const toBoard = this.board(to);
+    if (!ix || !toBoard) return [];
+    const out: LostItem[] = [];
+    for (const it of ix.between(share, -Infinity, Infinity)) {
+      const r = ix.record(it);
+      if (!isOpen(r.state)) continue;
+      toBoard.table.loadRecordKey(r);
+      if (toBoard.table.find() < 0) out.push({ createdAt: r.createdMs, sessions: 1 });
+    }
+    return out;
+  }
+
+  /** The share left `node`: its live sessions of the share become standby copies there. */
+  private purge(node: string, share: string): void {
+    const ix = this.index(node);
+    const b = this.board(node);
+    if (!ix || !b) return;
+    const st = this.store(node, share);
+    const recs: SessionRecord[] = [];
+    for (const it of ix.between(share, -Infinity, Infinity)) {
+      const r = ix.record(it);
+      recs.push({ ...r, client: Uint8Array.from(r.client), server: Uint8Array.from(r.server) });
+    }
+    const now = this.clock.now();
+    for (const r of recs) {
+      b.table.deleteRecord(r);
+      if (b.importSession(share, r, now)) st.held.set(sessionKey(r), encodePayload(r, now));
+    }
+    ix.invalidate();
+  }
+
+  /** BoardShare: the live source of (node, share). */
+  source(node: string, share: string): SessionSource {
+    return {
+      createdBetween: (after, upTo) => this.records(node, share, after, upTo),
+      all: () => this.records(node, share, -Infinity, Infinity),
+      drainEnded: () => this.index(node)?.drainEnded(share) ?? [],
+    };
+  }
+
+  private *records(node: string, share: string, after: number, upTo: number): Generator<SyncRecord> {
+    const ix = this.index(node);
+    if (!ix) return;
+    const now = this.clock.now();
+    for (const it of ix.between(share, after, upTo)) {
+      const r = ix.record(it);
+      it.key ??= sessionKey(r);
+      it.sent = true;
+      const payload = encodePayload(r, now);
+      yield { key: it.key, createdAt: it.created, sessions: 1, size: payload.length, payload };
+    }
+  }
+
+  /** BoardShare: the standby sink of (node, share). */
+  sink(node: string, share: string): SessionSink {
+    const b = this.board(node)!;
+    const st = this.store(node, share);
+    return {
+      upsert: (records) => {
+        const now = this.clock.now();
+        for (const r of records) {
+          if (!r.payload) continue;
+          const rec = decodePayload(r, now);
+          if (!rec) continue;
+          if (b.importSession(share, rec, now)) st.held.set(r.key, r.payload);
+        }
+      },
+      remove: (keys) => {
+        const now = this.clock.now();
+        for (const k of keys) {
+          const p = st.held.get(k);
+          if (!p) continue;
+          st.held.delete(k);
+          const rec = decodePayload({ key: k, createdAt: now, sessions: 1, size: p.length, payload: p }, now);
+          if (rec) b.deleteStandbySession(share, rec);
+        }
+      },
+      keys: () => st.held.keys(),
+      clear: () => {
+        st.held.clear();
+        b.discardStandby(share);
+      },
+    };
+  }
+
+  /** BoardShare: takeover of (node, share). A planned one also takes what the old owner created since its final sync. */
+  promote(node: string, share: string): void {
+    const b = this.board(node)!;
+    const now = this.clock.now();
+    const act = this.fabric.controller(node).lastActivation(share);
+    const peer = this.peerOf.get(node)!;
+    if (act?.kind === 'planned') {
+      const pix = this.index(peer);
+      if (pix && this.board(peer)) {
+        for (const it of pix.between(share, -Infinity, Infinity)) {
+          const r = pix.record(it);
+          b.table.loadRecordKey(r);
+          if (b.table.find() >= 0) continue;
+          b.importSession(share, r, now);
+        }
+      }
+    }
+    b.promote(share, now);
+    this.store(node, share).held.clear();
+    this.index(node)?.invalidate();
+  }
+
+  /** BoardShare: a split-brain loser drops its live sessions of the share (they are lost). */
+  drop(node: string, share: string): void {
+    const ix = this.index(node);
+    const b = this.board(node);
+    if (!ix || !b) return;
+    const lost: LostItem[] = [];
+    const recs: SessionRecord[] = [];
+    for (const it of ix.between(share, -Infinity, Infinity)) {
+      const r = ix.record(it);
+      if (isOpen(r.state)) lost.push({ createdAt: r.createdMs, sessions: 1 });
+      recs.push({ ...r, client: Uint8Array.from(r.client), server: Uint8Array.from(r.server) });
+    }
+    for (const r of recs) b.table.deleteRecord(r);
+    ix.invalidate();
+    this.fabric.noteLoss(lost, share, this.clock.now());
+  }
+
+  /** BoardShare: the node lost its memory (standby copies gone; the live table is cleared by the data plane). */
+  reset(node: string, share: string): void {
+    this.store(node, share).held.clear();
+    this.board(node)?.discardStandby(share);
+    this.index(node)?.invalidate();
+  }
+}
+
+/** The ShareDataPlane of one (node, share) on a processor board. */
+class BoardShare implements ShareDataPlane {
+  readonly source: SessionSource;
+  readonly sink: SessionSink;
+
+  constructor(private readonly m: BoardDataModel, private readonly node: string, private readonly share: string) {
+    this.source = m.source(node, share);
+    this.sink = m.sink(node, share);
+  }
+
+  promote(): void {
+    this.m.promote(this.node, this.share);
+  }
+
+  demote(keep: boolean): void {
+    // Kept sessions stay live until the hubs move the share (the model's route() makes them
+    // standby copies then); a split-brain loser drops them.
+    if (!keep) this.m.drop(this.node, this.share);
+  }
+
+  hold(): void {
+    // The board keeps forwarding; a planned takeover collects what it created meanwhile.
+  }
+
+  resume(): void {}
+
+  reset(): void {
+    this.m.reset(this.node, this.share);
+  }
+}
+
+/** The data plane of a share without sessions (the shelf-manager pair). */
+function emptyShare(): ShareDataPlane {
+  return {
+    source: { createdBetween: () => [], all: () => [], drainEnded: () => [] },
+    sink: { upsert: () => {}, remove: () => {}, keys: () => [], clear: () => {} },
+    promote: () => {},
+    demote: () => {},
+    hold: () => {},
+    resume: () => {},
+    reset: () => {},
+  };
+}
+
+/** Encodes a session record as a sync payload (ages relative to `refMs`). */
+function encodePayload(r: SessionRecord, refMs: number): Uint8Array {
+  const out = new Uint8Array(sessionRecordLength(r));
+  encodeSessionRecord(r, out, 0, Math.max(refMs, r.createdMs, r.lastSeenMs));
+  return out;
+}
+
+/**
+ * Decodes a synced record's payload on the receiver; the creation time comes from the record's
+ * age on the wire (exact), last-seen keeps its distance to creation. Null for a malformed payload.
+ */
+function decodePayload(r: SyncRecord, now: number): SessionRecord | null {
+  if (!r.payload) return null;
+  try {
+    const rec = decodeSessionRecord(r.payload, 0, now).value;
+    const idle = Math.max(0, rec.lastSeenMs - rec.createdMs);
+    rec.createdMs = r.createdAt;
+    rec.lastSeenMs = r.createdAt + idle;
+    return rec;
+  } catch {
+    return null;
+  }
+}
