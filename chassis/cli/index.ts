@@ -17,6 +17,7 @@ export async function registerAll(program: Command, ctx: CliContext): Promise<vo
     import('./clia.ts'),
     import('./start.ts'),
     import('./replay.ts'),
+    import('./scenario.ts'),
   ];
   for (const m of await Promise.all(modules)) m.register(program, ctx);
 }

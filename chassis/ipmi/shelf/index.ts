@@ -121,7 +121,7 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
   };
   const shmcs = roles.shmcs();
   if (shmcs.length === 0) throw new TypeError('the shelf has no shelf manager (ShMC)');
-  const watchdogs = new Map(shmcs.map((n) => [n, options.watchdog?.(n) ?? defaultWatchdog(platform)]));
+  const watchdogs = new Map(shmcs.map((n) => [n, options.watchdog?.(n) ?? options.ha?.watchdog?.(n) ?? defaultWatchdog(platform)]));
 
   const logical = new Map<string, Controller>();
   for (const name of shmcs) {

@@ -24,6 +24,7 @@ import type { HaRoleName } from '../../model/events.ts';
 import type { Shelf } from '../../model/shelf.ts';
 import { ShelfRefusal, ccForCommandError } from './errors.ts';
 import type { ShmStatus, SwitchoverReason } from './target.ts';
+import type { WatchdogPort } from '../watchdog-port.ts';
 
 /** The HA layer's part (optional callbacks the runtime fills). */
 export interface ShelfIpmiHaHooks {
@@ -35,6 +36,8 @@ export interface ShelfIpmiHaHooks {
   switchover?(request: { reason: SwitchoverReason; from: string; to: string }): void;
   /** Shelf-manager status for `shmstatus` (role of the answering ShMC and its peer). */
   shmStatus?(): ShmStatus;
+  /** The IPMI watchdog of a ShMC as the HA layer owns it (createShelfIpmi uses it when no `watchdog` option is given). */
+  watchdog?(shmc: string): WatchdogPort | undefined;
 }
 
 const NOT_READY: ReadonlySet<HaRoleName> = new Set(['failed', 'resetting', 'booting']);
