@@ -10,10 +10,12 @@
  *   role: { node, is, at, pair? }                  NODE's role at `at` (`standby` matches both
  *                                                  standby sub-states); pair default: NODE's home
  *                                                  share (`lb1/slot3` for slot3) or `shmc`
- *   sessions_lost: { max, older_than?, protected?, pair? }
+ *   sessions_lost: { max, older_than?, protected?, pair?, data_plane? }
  *                                                  sessions lost (per the ha.md §5.5 oracle)
  *                                                  at most `max`: all, those at least `older_than`
- *                                                  old at the fault instant, or the protected ones
+ *                                                  old at the fault instant, or the protected ones;
+ *                                                  data_plane: true counts what the emulator's data
+ *                                                  plane dropped when boards left service instead
  *   sel_contains: { text, min? }                   a SEL line (`ipmitool sel elist` rendering)
  *                                                  contains `text` (case-insensitive); emulator only
  *   no_failover: PAIR                              no share of PAIR changes owner
@@ -35,6 +37,10 @@
  *                                                  `??` matches any byte
  *   traffic: { node, from, to, min_pps }           a hub or board handled at least min_pps packets/s
  *                                                  over [from, to]; emulator only
+ *   double_active: { pair, min?, max?, ended_by? } double-active episodes of PAIR (the interlock off,
+ *                                                  ha.md S24): count bounds, each over by `ended_by`
+ *   refused: { action, code? }                     the action labelled `action` was refused (with
+ *                                                  that CommandError code)
  *   invariants: ok | { allow: [names] }            no invariant violation (implied when absent),
  *                                                  or only the named ones (e.g. single-owner)
  */
@@ -66,7 +72,7 @@ export interface ExpectContext {
 /** Expectation kinds (docs/scenarios.md lists them). */
 export const EXPECTATION_KINDS = [
   'never_two_active', 'active', 'role', 'sessions_lost', 'sel_contains', 'no_failover', 'owner_changes', 'max_detection',
-  'max_takeover', 'takeover', 'alarm', 'no_alarm', 'reset', 'no_reset', 'completion_code', 'traffic', 'invariants',
+  'max_takeover', 'takeover', 'alarm', 'no_alarm', 'reset', 'no_reset', 'completion_code', 'traffic', 'double_active', 'refused', 'invariants',
 ] as const;
 
 const ROLE_NAMES = ['booting', 'arbitrating', 'active', 'active.handover', 'standby', 'standby.ready', 'standby.hot', 'resetting', 'failed', 'none'];
@@ -170,8 +176,21 @@ export function parseExpectation(item: Value, ctx: ExpectContext): Expectation {
       const prot = m.opt('protected')?.bool() ?? false;
       const pv = m.opt('pair');
       const p = pv ? pairName(pv) : undefined;
-      m.done(['max', 'older_than', 'protected', 'pair']);
+      const dpV = m.opt('data_plane');
+      const dp = dpV?.bool() ?? false;
+      m.done(['max', 'older_than', 'protected', 'pair', 'data_plane']);
       if (prot && older !== undefined) v.fail('give older_than or protected, not both');
+      if (dp && (prot || older !== undefined || p)) dpV!.fail('data_plane counts every session the data plane dropped: no other filter');
+      if (dp && ctx.engine !== 'emulator') dpV!.fail('data_plane needs the emulator');
+      if (dp) {
+        return {
+          ...base(`sessions dropped by the data plane ≤ ${max}`, [], []),
+          check: (r) => {
+            const n = r.sessions.dataPlaneLost ?? 0;
+            return { ok: n <= max, detail: `${n} sessions dropped by boards leaving service (TIME_WAIT and unsynced ones included)` };
+          },
+        };
+      }
       const what = prot ? 'protected sessions' : older !== undefined ? `sessions older than ${ms(older)} at the fault` : 'sessions';
       return {
         ...base(`${what} lost ≤ ${max}${p ? ` on ${p}` : ''}`, p ? [p] : [], []),
@@ -373,6 +392,41 @@ export function parseExpectation(item: Value, ctx: ExpectContext): Expectation {
           if (!a || !b) return { ok: false, detail: `no packet samples for ${node}` };
           const pps = ((b[1] - a[1]) * 1000) / (to - from);
           return { ok: pps >= minPps, detail: `${Math.round(pps)} packets/s` };
+        },
+      };
+    }
+    case 'double_active': {
+      const m = v.map();
+      const p = pairName(m.req('pair'));
+      const min = m.opt('min')?.int({ min: 0 }) ?? 1;
+      const max = m.opt('max')?.int({ min: 0 });
+      const endedBy = m.opt('ended_by')?.duration();
+      m.done(['pair', 'min', 'max', 'ended_by']);
+      return {
+        ...base(`double-active episodes on ${p} ≥ ${min}${max !== undefined ? ` ≤ ${max}` : ''}${endedBy !== undefined ? `, over by ${ms(endedBy)}` : ''}`, [p], []),
+        check: (r) => {
+          const shares = new Set(r.sharesOf[p] ?? [p]);
+          const eps = r.timeline.filter((e): e is Extract<TimelineEntry, { type: 'double-active' }> => e.type === 'double-active' && shares.has(e.share));
+          const late = endedBy === undefined ? [] : eps.filter((e) => e.until === null || e.until > endedBy);
+          const ok = eps.length >= min && (max === undefined || eps.length <= max) && late.length === 0;
+          return { ok, detail: `${eps.length} episode(s)${eps.map((e) => ` [${ms(e.t)}–${e.until === null ? 'end' : ms(e.until)}: ${e.nodes.join('+')}]`).join('')}` };
+        },
+      };
+    }
+    case 'refused': {
+      const m = v.map();
+      const lv = m.req('action');
+      const label = lv.str();
+      if (!ctx.labels.has(label)) lv.fail(`no timeline action is labelled "${label}"`);
+      const code = m.opt('code')?.str();
+      m.done(['action', 'code']);
+      return {
+        ...base(`${label} refused${code ? ` (${code})` : ''}`, [], []),
+        check: (r) => {
+          const got = r.actions[label];
+          if (!got) return { ok: false, detail: `action ${label} did not run` };
+          if (got.ok) return { ok: false, detail: `${got.text} was accepted` };
+          return { ok: code === undefined || got.error?.startsWith(`${code}:`) === true, detail: `refused: ${got.error}` };
         },
       };
     }

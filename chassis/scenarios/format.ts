@@ -91,6 +91,7 @@ const HA_KEYS: Record<string, { field: keyof HaConfig; kind: 'dur' | 'int' }> = 
   activation: { field: 'activationMs', kind: 'dur' },
   handover_timeout: { field: 'handoverTimeoutMs', kind: 'dur' },
   sync_stale: { field: 'syncStaleMs', kind: 'dur' },
+  sync_bulk_rate: { field: 'syncBulkBytesPerSec', kind: 'int' },
 };
 
 /** Resolves a path written in a scenario against the scenario file's folder. */
@@ -121,7 +122,7 @@ export function parseScenario(text: string, file: string, resolve: PathResolver)
     for (const [k, spec] of Object.entries(HA_KEYS)) {
       const v = m.opt(k);
       if (!v) continue;
-      (ha as Record<string, number>)[spec.field] = spec.kind === 'dur' ? v.duration({ min: 0 }) : v.int({ min: 1, max: 65535 });
+      (ha as Record<string, number>)[spec.field] = spec.kind === 'dur' ? v.duration({ min: 0 }) : v.int({ min: 1, max: k === 'sync_bulk_rate' ? 1e10 : 65535 });
     }
     m.done(Object.keys(HA_KEYS));
   }

@@ -47,6 +47,8 @@ export interface RunResult {
   sel: string[] | null;
   /** Results of labelled `ipmi` actions. */
   responses: Record<string, IpmiResult>;
+  /** Outcome of every labelled action: its text and whether it was accepted (error: `code: message`). */
+  actions: Record<string, { text: string; ok: boolean; error?: string }>;
   /** Emulator: packets handled by a hub or board at sample times (traffic expectations): node → [t, packets][]. */
   packets: Record<string, Array<[number, number]>>;
   /** Emulator: packets delivered in total and per board at the end. */

@@ -139,6 +139,18 @@ function names(shelf: ShelfConfig): Pick<RunResult, 'sharesOf' | 'pairOfNode' | 
   return { sharesOf, pairOfNode, homeShare };
 }
 
+/** Outcomes of the labelled actions, found in the timeline by time and canonical text. */
+function labelled(s: Scenario, timeline: RunResult['timeline']): RunResult['actions'] {
+  const out: RunResult['actions'] = {};
+  for (const item of s.timeline) {
+    if (item.label === undefined) continue;
+    const text = formatScenarioAction(item.action);
+    const e = timeline.find((x) => x.type === 'action' && x.t === item.atMs && x.text === text);
+    if (e && e.type === 'action') out[item.label] = { text: e.text, ok: e.ok, ...(e.error !== undefined ? { error: e.error } : {}) };
+  }
+  return out;
+}
+
 function fromFabric(parts: FabricReport): Pick<RunResult, 'timeline' | 'takeovers' | 'drops' | 'shares' | 'doubleActive' | 'alarms' | 'invariants'> {
   return {
     timeline: parts.timeline, takeovers: parts.takeovers, drops: parts.drops, shares: parts.shares,
@@ -219,7 +231,7 @@ function runModel(l: LoadedScenario): RunResult {
         datagrams: rep.sync.datagrams, bytes: rep.sync.bytes, incrementalSessions: rep.sync.incrementalSessions, bulkSessions: rep.sync.bulkSessions,
         finalSessions: rep.sync.finalSessions, filteredSessions: rep.sync.filteredSessions, ageFilterReduction: rep.sync.ageFilterReduction,
       },
-      sel: null, responses: {}, packets: {},
+      sel: null, responses: {}, packets: {}, actions: labelled(s, parts.timeline),
     };
   } finally {
     sim.dispose();
@@ -267,6 +279,7 @@ async function runEmulator(l: LoadedScenario, io: ScenarioIo, expects: readonly 
     traffic,
     admin: { password: 'scenario-admin-1' },
     ipmi: {},
+    consoles: false,
     randomBytes: (n) => {
       const b = new Uint8Array(n);
       for (let i = 0; i < n; i++) b[i] = bytesRandom.int(256);
@@ -314,7 +327,7 @@ async function runEmulator(l: LoadedScenario, io: ScenarioIo, expects: readonly 
         ageFilterReduction: st.totals.sessions.created > 0 ? 1 - sync.incrementalSessions / st.totals.sessions.created : 0,
       },
       sel: em.shelf.selRecords().map((r) => elistLine(r.recordId, r.timestamp ?? 0, em.shelf.describeSel(r))),
-      responses, packets,
+      responses, packets, actions: labelled(s, parts.timeline),
       traffic: { packets: st.totals.packets, forwarded: st.totals.forwarded, dropped: st.totals.dropped, pps: st.totals.pps },
     };
   } finally {
