@@ -166,6 +166,10 @@ export class ProcessorBoard {
   reused = 0;
   readonly dropCounts = new Float64Array(DROP_REASONS.length);
   readonly rsPackets: Float64Array;
+  /** After `handle`: the session-table entry of the packet's own (outer) conversation when the
+   * board found or created one, else −1 (dropped before or without a session, or an ICMP error
+   * forwarded by the session it quotes). The data plane reads it for its flow statistics. */
+  lastSession = -1;
 
   private readonly config: ProcessorConfig;
   private readonly log: Logger;
@@ -303,6 +307,7 @@ export class ProcessorBoard {
   handle(pkt: PacketView, now: number): Verdict {
     if (now >= this.nextTickAt) this.tick(now);
     if (now > this.now) this.now = now;
+    this.lastSession = -1;
     this.packets++;
     this.bytes += pkt.origLen;
     const t = pkt.outer;
@@ -340,6 +345,7 @@ export class ProcessorBoard {
       } else {
         const fromClient = table.isFromClient(e);
         table.applyPacket(e, flags, fromClient, now);
+        this.lastSession = e;
         return this.forward(pkt, t, e, rs, table.serviceOf(e), fromClient ? 0 : 1, false, hash, now);
       }
     }
@@ -372,6 +378,7 @@ export class ProcessorBoard {
     if (e < 0) return this.drop(D_TABLE_FULL);
     if (svc.persistenceMs > 0) this.persist.put(si, t.family, t.src, rs, now, svc.persistenceMs);
     this.flows++;
+    this.lastSession = e;
     return this.forward(pkt, t, e, rs, si, 0, true, hash, now);
   }
 

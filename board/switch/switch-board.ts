@@ -66,6 +66,9 @@ export interface SwitchBoardOptions {
   /** Count distinct flows per port (default true; costs a second hash and a table probe). */
   countFlows?: boolean;
   log?: Logger;
+  /** Called after this hub's own routing state changed: a link set up or down, the hub taken in
+   * or out of service (the shared group's changes show in `EcmpGroup.version` instead). */
+  onRouteChange?: () => void;
 }
 
 /** A hub's counters, as `counters()` snapshots them. */
@@ -107,6 +110,7 @@ export class SwitchBoard {
   private readonly log: Logger;
   private readonly countFlows: boolean;
   private readonly flowSet: FlowSet | null;
+  private readonly onRouteChange: (() => void) | null;
   private readonly flowKey = new Uint8Array(FLOW_KEY_BYTES);
   private readonly portsByNum: Array<HubPort | undefined> = new Array(MAX_HUB_PORT + 1);
   private readonly reach = new Int32Array(MAX_HUB_PORT + 1);
@@ -137,6 +141,7 @@ export class SwitchBoard {
     this.log = (opts.log ?? nullLogger).child({ module: 'switch.hub', slot: opts.slot });
     this.countFlows = opts.countFlows ?? true;
     this.flowSet = this.countFlows ? new FlowSet() : null;
+    this.onRouteChange = opts.onRouteChange ?? null;
     this.syncGroup();
   }
 
@@ -235,6 +240,7 @@ export class SwitchBoard {
     hp.linkUp = up;
     this.log.info({ category: up ? 'hub-link-up' : 'hub-link-down', port }, up ? 'link up' : 'link down');
     this.rebuildReach();
+    this.onRouteChange?.();
   }
 
   /** This hub's link state to a port (true for ports never set). */
@@ -247,6 +253,7 @@ export class SwitchBoard {
     if (this.active === active) return;
     this.active = active;
     this.log.info({ category: active ? 'hub-active' : 'hub-inactive' }, active ? 'hub in service' : 'hub out of service');
+    this.onRouteChange?.();
   }
 
   /** Whether the hub is in service. */

@@ -15,7 +15,8 @@
  *  3. the backplane hands the packet to the processor board behind that port, which looks up or
  *     creates the session and forwards (board/processor), through the EmitSink when one is set;
  *  4. a shelf-wide distinct-flow set counts conversations in total, per hub, per board and per
- *     hub port (one probe per packet).
+ *     hub port (one probe per packet; see `deliver` for when the probe is skipped because it
+ *     cannot change a count).
  * Drops are counted by the board that made them (hub or processor) and summed by reason in
  * `stats()` (DATAPLANE_DROP_REASONS).
  *
@@ -30,7 +31,7 @@
  */
 import { CommandError } from '../../board/common/errors.ts';
 import type { Logger } from '../../board/common/logger.ts';
-import type { PacketView } from '../../board/packet/flow-tuple.ts';
+import type { FlowTuple, PacketView } from '../../board/packet/flow-tuple.ts';
 import { addressText } from '../../board/packet/flow-tuple.ts';
 import { EcmpGroup } from '../../board/switch/ecmp-group.ts';
 import { SwitchBoard } from '../../board/switch/switch-board.ts';
@@ -55,6 +56,9 @@ export type * from './types.ts';
 
 /** Highest logical slot the backplane maps (PICMG shelves have at most 16). */
 const MAX_SLOT = 255;
+/** Flow-count stamps (see `deliver`): routing epoch << 13 | hub index << 10 | hub port (≤ 1023). */
+const EPOCH_SHIFT = 13;
+const MAX_EPOCH = 1 << 18;
 /** Default window of the packets/s figures, ms. */
 export const DEFAULT_RATE_WINDOW_MS = 2000;
 
@@ -96,6 +100,15 @@ export class DataPlane implements DataPlanePort {
   private readonly lost: Float64Array;
   private readonly rates: RateWindow;
   private lastNow = 0;
+  /** True when a conversation's (hub, port) is a function of its flow key for a given routing
+   * state (symmetric l3/l3l4 hashing of the outer header, at most 8 hubs): then the flow-count
+   * probe of a packet whose session already carries the current stamp is skipped (see deliver). */
+  private readonly stampFlows: boolean;
+  /** Routing epoch, 1 … MAX_EPOCH − 1: bumped on every change of the group (its version) and of
+   * a hub's links or service (the hubs' onRouteChange; taking a hub in or out of ingress goes
+   * through SwitchBoard.setActive too). */
+  private epoch = 1;
+  private seenGroupVersion = -1;
 
   /**
    * @throws TypeError/RangeError for an inconsistent data-plane configuration (no hub, bad
@@ -111,7 +124,11 @@ export class DataPlane implements DataPlanePort {
     const procList = processorSlots(cfg);
     if (hubList.length === 0) throw new TypeError('the shelf has no hub board: the data plane needs at least one');
     this.group = new EcmpGroup(cfg.dataplane.ecmp, ecmpMembers(cfg, { buddyFailover: opts.buddyFailover ?? false }), { log: this.log });
-    this.hubs = hubList.map((slot) => new SwitchBoard({ slot, group: this.group, countFlows: false, log: this.log }));
+    const onRouteChange = () => this.routeChanged();
+    this.hubs = hubList.map((slot) => new SwitchBoard({ slot, group: this.group, countFlows: false, log: this.log, onRouteChange }));
+    const ecmp = this.group.config;
+    this.stampFlows = ecmp.symmetric && ecmp.tunnel === 'outer' && ecmp.fields !== 'l2' && hubList.length <= 8;
+    this.seenGroupVersion = this.group.version;
     hubList.forEach((s, i) => (this.hubIdx[s] = i));
 
     const base = cfg.dataplane.processor;
@@ -166,15 +183,47 @@ export class DataPlane implements DataPlanePort {
     if (now > this.lastNow) this.lastNow = now;
     this.packets++;
     this.bytes += pkt.origLen;
+    if (this.group.version !== this.seenGroupVersion) {
+      this.seenGroupVersion = this.group.version;
+      this.routeChanged();
+    }
     const hi = this.pickHub(pkt);
     const d = this.hubs[hi]!.ingress(pkt, now);
     const fwd = d.forward;
     const slot = fwd ? d.slot : -1;
     const bi = fwd ? this.boardIdx[slot]! : -1;
-    // One probe: is the conversation new, and which (hub, port) did it take last time?
-    const port = bi >= 0 ? d.port : 0xffff;
+    if (!(bi >= 0)) {
+      this.countFlow(pkt.outer, hi, 0xffff, -1);
+      return -1;
+    }
+    const port = d.port;
+    const board = this.boards[bi]!;
+    board.handle(pkt, now);
+    // The flow-count probe asks: is the conversation new, and which (hub, port) did it take last
+    // time? When routing is a function of the flow key (stampFlows), a session stamped with
+    // (epoch, hub, port) by an earlier probe answers it: every packet of the conversation since
+    // took the same (hub, port), since the routing has not changed (same epoch), so the flow set
+    // still holds exactly this (hub, port) and the probe would count nothing. A new session
+    // (stamp 0) or another epoch, hub or port probes as before and stamps the session.
+    const e = board.lastSession;
+    if (e >= 0 && this.stampFlows) {
+      const want = (this.epoch << EPOCH_SHIFT) | (hi << 10) | port;
+      const table = board.table;
+      if (table.stampOf(e) !== want) {
+        this.countFlow(pkt.outer, hi, port, bi);
+        table.setStamp(e, want);
+      }
+    } else {
+      this.countFlow(pkt.outer, hi, port, bi);
+    }
+    return slot;
+  }
+
+  /** One flow-set probe for the conversation of `t`, which took (hub hi, port) — port 0xffff and
+   * board −1 when no processor board got the packet. */
+  private countFlow(t: FlowTuple, hi: number, port: number, bi: number): void {
     const v = (hi << 16) | port;
-    const prev = this.flowCounter.record(pkt.outer, v);
+    const prev = this.flowCounter.record(t, v);
     if (prev !== v && prev !== -2) {
       if (prev === -1) {
         this.flows++;
@@ -185,9 +234,14 @@ export class DataPlane implements DataPlanePort {
         this.hubPortFlows[hi * this.boards.length + bi]!++;
       }
     }
-    if (bi < 0) return -1;
-    this.boards[bi]!.handle(pkt, now);
-    return slot;
+  }
+
+  /** The routing changed (group, hub links or service, ingress hubs): stamps of older epochs no
+   * longer prove anything. */
+  private routeChanged(): void {
+    if (++this.epoch < MAX_EPOCH) return;
+    this.epoch = 1;
+    for (const b of this.boards) b.table.clearStamps();
   }
 
   private pickHub(pkt: PacketView): number {
@@ -530,10 +584,19 @@ function hubRx(h: SwitchBoard): { packets: number; bytes: number } {
 export function symmetricHash(pkt: PacketView): number {
   const t = pkt.outer;
   let h = 0;
-  if (t.family !== 0) {
+  if (t.family === 4) {
+    // the loop below for one word, written out
     const s = t.src;
     const d = t.dst;
-    const words = t.family === 4 ? 1 : 4;
+    const a = (s[0]! << 24) | (s[1]! << 16) | (s[2]! << 8) | s[3]!;
+    const b = (d[0]! << 24) | (d[1]! << 16) | (d[2]! << 8) | d[3]!;
+    h = (Math.imul(a ^ b, 0x9e3779b1) + ((a + b) | 0)) | 0;
+    if (t.hasPorts && !t.fragment) h = (Math.imul(h ^ (t.sport ^ t.dport), 0x85ebca6b) + ((t.sport + t.dport) | 0)) | 0;
+    h ^= t.proto;
+  } else if (t.family !== 0) {
+    const s = t.src;
+    const d = t.dst;
+    const words = 4;
     for (let w = 0; w < words; w++) {
       const o = w << 2;
       const a = (s[o]! << 24) | (s[o + 1]! << 16) | (s[o + 2]! << 8) | s[o + 3]!;

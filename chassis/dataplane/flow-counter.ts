@@ -9,9 +9,10 @@
  * fragments by address pair and protocol; direction-insensitive (the endpoints in canonical
  * order: lower address, then lower port, first); non-IP frames (family 0) are not flows.
  *
- * Storage: open addressing over typed arrays (linear probing, load ≤ 0.5, doubling), keyed by a
- * 62-bit fingerprint made directly from the tuple's 32-bit words (two multiplicative hashes with
- * different seeds), so nothing is built per packet; the chance that two of a million
+ * Storage: open addressing over one typed array (linear probing, load ≤ 0.5, doubling; a slot's
+ * two fingerprint words and its value sit side by side, so a probe touches one cache line), keyed
+ * by a 62-bit fingerprint made directly from the tuple's 32-bit words (two multiplicative hashes
+ * with different seeds), so nothing is built per packet; the chance that two of a million
  * conversations share a fingerprint is about 10^-7 (FlowSet in board/switch makes the same
  * trade). Values are small integers chosen by the caller. Allocation-free except when doubling.
  */
@@ -20,11 +21,13 @@ import type { FlowTuple } from '../../board/packet/flow-tuple.ts';
 const SEED_A = 0x2545f491;
 const SEED_B = 0x9e3779b9;
 
+/** Words per slot: fingerprint half a, half b (never 0 when used), value, padding. */
+const SLOT = 4;
+
 /** Distinct-conversation map: fingerprint → last value. */
 export class FlowCounter {
-  private fa: Int32Array;
-  private fb: Int32Array;
-  private val: Int32Array;
+  /** Slots of SLOT words: [a, b, value, 0]. */
+  private s: Int32Array;
   private mask: number;
   private n = 0;
   /** Fingerprint halves of the tuple last given to `record` (scratch, to avoid returning pairs). */
@@ -35,9 +38,7 @@ export class FlowCounter {
   constructor(initialCapacity = 1 << 16) {
     let c = 1024;
     while (c < initialCapacity) c *= 2;
-    this.fa = new Int32Array(c);
-    this.fb = new Int32Array(c);
-    this.val = new Int32Array(c);
+    this.s = new Int32Array(c * SLOT);
     this.mask = c - 1;
   }
 
@@ -56,22 +57,25 @@ export class FlowCounter {
     this.fingerprint(t);
     const a = this.ha;
     const b = this.hb | 1;
-    let i = a & this.mask;
-    const fa = this.fa;
-    const fb = this.fb;
+    const mask = this.mask;
+    const s = this.s;
+    let i = a & mask;
     for (;;) {
-      const sb = fb[i]!;
-      if (sb === 0) break;
-      if (sb === b && fa[i] === a) {
-        const prev = this.val[i]!;
-        this.val[i] = value;
+      const o = i * SLOT;
+      const sb = s[o + 1]!;
+      if (sb === 0) {
+        s[o] = a;
+        s[o + 1] = b;
+        s[o + 2] = value;
+        break;
+      }
+      if (sb === b && s[o] === a) {
+        const prev = s[o + 2]!;
+        s[o + 2] = value;
         return prev;
       }
-      i = (i + 1) & this.mask;
+      i = (i + 1) & mask;
     }
-    fa[i] = a;
-    fb[i] = b;
-    this.val[i] = value;
     this.n++;
     if (this.n * 2 > this.mask) this.grow();
     return -1;
@@ -79,9 +83,7 @@ export class FlowCounter {
 
   /** Forgets every conversation. */
   clear(): void {
-    this.fa.fill(0);
-    this.fb.fill(0);
-    this.val.fill(0);
+    this.s.fill(0);
     this.n = 0;
   }
 
@@ -157,22 +159,21 @@ export class FlowCounter {
   }
 
   private grow(): void {
-    const ofa = this.fa;
-    const ofb = this.fb;
-    const ov = this.val;
+    const old = this.s;
     const c = (this.mask + 1) * 2;
-    this.fa = new Int32Array(c);
-    this.fb = new Int32Array(c);
-    this.val = new Int32Array(c);
-    this.mask = c - 1;
-    for (let j = 0; j < ofb.length; j++) {
-      const b = ofb[j]!;
+    const s = new Int32Array(c * SLOT);
+    const mask = c - 1;
+    for (let o = 0; o < old.length; o += SLOT) {
+      const b = old[o + 1]!;
       if (b === 0) continue;
-      let i = ofa[j]! & this.mask;
-      while (this.fb[i] !== 0) i = (i + 1) & this.mask;
-      this.fa[i] = ofa[j]!;
-      this.fb[i] = b;
-      this.val[i] = ov[j]!;
+      const a = old[o]!;
+      let i = a & mask;
+      while (s[i * SLOT + 1] !== 0) i = (i + 1) & mask;
+      s[i * SLOT] = a;
+      s[i * SLOT + 1] = b;
+      s[i * SLOT + 2] = old[o + 2]!;
     }
+    this.s = s;
+    this.mask = mask;
   }
 }

@@ -189,6 +189,9 @@ export class SessionTable {
   private hotCount = 0;
   private hand = 0;
 
+  /** Per-entry stamps (see stampOf), grown on demand up to capacity; null until first set. */
+  private stamps: Int32Array | null = null;
+
   private v6Chunks: Int32Array[] = [];
   private v6Free = new Int32Array(0);
   private v6FreeCount = 0;
@@ -446,6 +449,8 @@ export class SessionTable {
     d[o + O_SEEN] = seen > tailSeen ? seen : tailSeen;
     d[o + O_HITS] = 0;
     this.di[o + O_HOT] = -1;
+    const st = this.stamps;
+    if (st !== null && e < st.length) st[e] = 0;
     this.linkTail(e, state);
     if ((this.size + 1) * 4 > this.idx.length * 3 && this.idx.length < this.maxIndexSize) this.growIndex();
     const idx = this.idx;
@@ -869,9 +874,46 @@ export class SessionTable {
     return n === 0 ? 0 : this.hotHits / n;
   }
 
-  /** Bytes of typed-array storage the table holds now (entries, index, hot ring, IPv6 store, counters). */
+  // ------------------------------------------------------------------ stamps
+
+  /**
+   * An opaque per-entry word kept for the owner's bookkeeping (the data plane uses it to remember
+   * which routing it last counted the entry's conversation under, chassis/dataplane). It is 0
+   * for every entry that was never stamped, and reset to 0 whenever an entry is (re)used for a
+   * new session, by any path (insert, upsertRecord, promote). Storage (4 bytes per entry) is made
+   * on the first `setStamp` and grows with the entries in use.
+   */
+  stampOf(e: number): number {
+    const st = this.stamps;
+    return st !== null && e < st.length ? st[e]! : 0;
+  }
+
+  /** Sets entry e's stamp (see stampOf). @param v an int32 */
+  setStamp(e: number, v: number): void {
+    let st = this.stamps;
+    if (st === null || e >= st.length) st = this.growStamps(e);
+    st[e] = v;
+  }
+
+  /** Resets every entry's stamp to 0. */
+  clearStamps(): void {
+    this.stamps?.fill(0);
+  }
+
+  private growStamps(e: number): Int32Array {
+    const old = this.stamps;
+    let n = Math.max(INITIAL_INDEX_SIZE, old === null ? 0 : old.length * 2);
+    while (n <= e) n *= 2;
+    const st = new Int32Array(Math.min(n, this.capacity));
+    if (old !== null) st.set(old);
+    this.stamps = st;
+    return st;
+  }
+
+  /** Bytes of typed-array storage the table holds now (entries, index, hot ring, IPv6 store, counters, stamps). */
   memoryBytes(): number {
     let b = this.d.byteLength + this.idx.byteLength + this.hotRing.byteLength + this.v6Free.byteLength;
+    if (this.stamps !== null) b += this.stamps.byteLength;
     for (const c of this.v6Chunks) b += c.byteLength;
     return b + this.rsActive.byteLength + this.rsInactive.byteLength;
   }
