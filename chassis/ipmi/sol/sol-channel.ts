@@ -7,6 +7,8 @@
  *   characters). A retransmission (same sequence number as the last one) delivers only the
  *   characters not accepted before, and is acknowledged again.
  * - BMC → console: stop-and-wait. Serial output is buffered; one packet is outstanding at a time
+ *   (output produced while a console packet is handled — the echo and a command's answer — is
+ *   gathered and leaves in one packet after the ACK)
  *   (at most `maxOutbound` characters, sequence numbers 1..15 wrapping); it is retransmitted
  *   unchanged every `retryIntervalMs` until the console acknowledges it, at most `retryCount`
  *   times — then its characters are dropped and the next packet carries the "transmit overrun"
@@ -69,6 +71,8 @@ export class SolChannel {
   private lastInAccepted = 0;
   private overrun = false;
   private paused = false;
+  /** True while a console packet is being handled: output is gathered and sent once at the end. */
+  private holding = false;
   private closed = false;
   readonly stats: SolChannelStats = { packetsIn: 0, charsIn: 0, duplicatesIn: 0, packetsOut: 0, charsOut: 0, retransmits: 0, charsDropped: 0 };
 
@@ -93,7 +97,25 @@ export class SolChannel {
   receive(pkt: SolPacket): void {
     if (this.closed) return;
     this.stats.packetsIn++;
-    // 1. the console's ACK/NACK of our outstanding packet
+    this.holding = true;
+    try {
+      this.receivePacket(pkt);
+    } finally {
+      this.holding = false;
+    }
+    this.pump();
+  }
+
+  private receivePacket(pkt: SolPacket): void {
+    // 1. operation bits (a flush discards what was not sent yet, before an ACK releases more)
+    if (pkt.flags & SolOperation.flushOutbound) {
+      this.stats.charsDropped += this.buffered;
+      this.buffer = [];
+      this.buffered = 0;
+    }
+    this.paused = (pkt.flags & SolOperation.deassertCts) !== 0;
+    if (pkt.flags & SolOperation.generateBreak) this.opts.onBreak?.();
+    // 2. the console's ACK/NACK of our outstanding packet
     const o = this.outstanding;
     if (pkt.ackSeq !== 0 && o && pkt.ackSeq === o.seq) {
       if (pkt.flags & SolOperation.nack) {
@@ -108,14 +130,6 @@ export class SolChannel {
         this.buffered += rest.length;
       }
     }
-    // 2. operation bits
-    if (pkt.flags & SolOperation.flushOutbound) {
-      this.stats.charsDropped += this.buffered;
-      this.buffer = [];
-      this.buffered = 0;
-    }
-    this.paused = (pkt.flags & SolOperation.deassertCts) !== 0;
-    if (pkt.flags & SolOperation.generateBreak) this.opts.onBreak?.();
     // 3. the console's characters
     if (pkt.seq !== 0) {
       const repeat = pkt.seq === this.lastInSeq;
@@ -133,7 +147,6 @@ export class SolChannel {
       this.stats.charsIn += pkt.data.length;
       this.opts.deliver(pkt.data.slice());
     }
-    this.pump();
   }
 
   /** Serial output for the console: buffered and sent packet by packet. */
@@ -175,7 +188,7 @@ export class SolChannel {
   }
 
   private pump(): void {
-    if (this.closed || this.outstanding || this.paused || this.buffered === 0) return;
+    if (this.closed || this.holding || this.outstanding || this.paused || this.buffered === 0) return;
     const n = Math.min(this.opts.maxOutbound, this.buffered);
     const data = new Uint8Array(n);
     let at = 0;
