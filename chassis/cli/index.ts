@@ -18,6 +18,7 @@ export async function registerAll(program: Command, ctx: CliContext): Promise<vo
     import('./start.ts'),
     import('./replay.ts'),
     import('./scenario.ts'),
+    import('./chaos.ts'),
   ];
   for (const m of await Promise.all(modules)) m.register(program, ctx);
 }

@@ -140,7 +140,7 @@ function names(shelf: ShelfConfig): Pick<RunResult, 'sharesOf' | 'pairOfNode' | 
 }
 
 /** Outcomes of the labelled actions, found in the timeline by time and canonical text. */
-function labelled(s: Scenario, timeline: RunResult['timeline']): RunResult['actions'] {
+function labelled(s: Pick<Scenario, 'timeline'>, timeline: RunResult['timeline']): RunResult['actions'] {
   const out: RunResult['actions'] = {};
   for (const item of s.timeline) {
     if (item.label === undefined) continue;
@@ -183,7 +183,7 @@ export async function runScenario(l: LoadedScenario, io: ScenarioIo, log: Logger
   const s = l.scenario;
   const expects: Expectation[] = [...s.expect];
   if (!expects.some((e) => e.kind === 'invariants')) expects.push(impliedInvariants(1));
-  const result = s.engine === 'model' ? runModel(l) : await runEmulator(l, io, expects, log);
+  const result = s.engine === 'model' ? runModel(s, l.shelf) : await runEmulator(l, io, expects, log);
   const expectations = expects.map((e): ExpectationOutcome => {
     const c = e.check(result);
     return { kind: e.kind, line: e.line, text: e.text, ok: c.ok, detail: c.detail };
@@ -197,9 +197,15 @@ export async function runScenario(l: LoadedScenario, io: ScenarioIo, log: Logger
 // ------------------------------------------------------------------------------------------------
 // model engine
 
-function runModel(l: LoadedScenario): RunResult {
-  const s = l.scenario;
-  const shelf = l.shelf;
+/** What the model engine needs of a scenario (chaos builds it directly). */
+export type ModelRunInput = Pick<Scenario, 'seed' | 'ha' | 'version' | 'traffic' | 'initial' | 'timeline' | 'runForMs' | 'unsafeNoInterlockGuard'>;
+
+/**
+ * Runs a scenario on the count model (pair-sim): the generator's rate is the whole shelf's, spread
+ * evenly over the processor shares. Actions that need the emulator are skipped (the parser refuses
+ * them in model scenarios).
+ */
+export function runModel(s: ModelRunInput, shelf: ShelfConfig): RunResult {
   const shares = shelf.ha.pairs.filter((p) => p.kind === 'processor').length * 2;
   const t = s.traffic;
   const sim = createPairSim({
