@@ -8,7 +8,8 @@
  *   BS (08h), DEL (7Fh)         erase one character (echo BS SP BS), bell on an empty line
  *   ^U (15h)                    erase the line;  ^W (17h) erase the last word
  *   ^C (03h)                    echo "^C", cancel the line (the shell prints a fresh prompt)
- *   ESC [ … final, ESC O x      ANSI escape sequences (arrow keys, function keys) swallowed
+ *   ESC [ … final, ESC O x      ANSI escape sequences (arrow keys, function keys) swallowed; a
+ *                               control byte inside one ends it and is handled as usual
  *   TAB and every other byte    ignored (control characters, 8-bit bytes, NUL): garbage never
  *                               reaches the shell and never throws
  *
@@ -75,12 +76,15 @@ export class LineEditor {
     };
     for (const b of bytes) {
       if (this.esc !== 0) {
-        this.ignored++;
-        if (this.esc === 1) this.esc = b === 0x5b ? 2 : b === 0x4f ? 3 : 0; // ESC [ → CSI, ESC O → SS3, else a 2-byte escape
-        else if (this.esc === 3) this.esc = 0; // SS3 takes one final byte
-        else if (b >= 0x40 && b <= 0x7e) this.esc = 0; // CSI final byte
-        else if (b < 0x20 || b > 0x3f) this.esc = 0; // not a parameter/intermediate byte: abandon the sequence
-        continue;
+        if (b < 0x20 || b > 0x7e) {
+          this.esc = 0; // a control or 8-bit byte ends an unfinished sequence and counts on its own
+        } else {
+          this.ignored++;
+          if (this.esc === 1) this.esc = b === 0x5b ? 2 : b === 0x4f ? 3 : 0; // ESC [ → CSI, ESC O → SS3, else a 2-byte escape
+          else if (this.esc === 3) this.esc = 0; // SS3 takes one final byte
+          else if (b >= 0x40) this.esc = 0; // CSI final byte (parameters and intermediates are 20h–3Fh)
+          continue;
+        }
       }
       const wasCr = this.lastCr;
       this.lastCr = false;

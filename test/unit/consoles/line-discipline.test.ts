@@ -70,3 +70,11 @@ describe('LineEditor', () => {
     }
   });
 });
+
+describe('LineEditor escape recovery', () => {
+  it('a control byte inside an unfinished escape sequence ends it and still acts (^U, CR)', () => {
+    const ed = new LineEditor();
+    expect(lines(ed.feed(bytes('junk\x1b[12\x15help\r')))).toEqual(['help']);
+    expect(lines(ed.feed(bytes('\x1b\rshow\r')))).toEqual(['', 'show']);
+  });
+});

@@ -1,0 +1,92 @@
+// Runs the serial-console contract (serial.contract.ts) against both serial edges:
+// 1. @serialport/binding-mock: the console's port is a SerialPortMock; the user types with
+//    emitData and reads what the console wrote from the binding's recording;
+// 2. a real PTY: socat's pair (chassis/io/pty.ts), the emulator's end opened through serialport
+//    exactly as `atcasim start` does, the user's end opened with a second SerialPort, like picocom.
+// The console is a processor board's of a wall-clock emulator (real shelf, data plane, traffic).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { MockPortBinding } from '@serialport/binding-mock';
+import { SerialPort, SerialPortMock } from 'serialport';
+import { readFileSync } from 'node:fs';
+import { nullLogger } from '../../board/common/logger.ts';
+import { SeededRandom } from '../../board/common/random.ts';
+import { memoryInput } from '../../chassis/dataplane/traffic.ts';
+import { DEFAULT_SHELF_NAME, readDefaultShelfYaml } from '../../chassis/io/data-dir.ts';
+import { exposeConsolesOnPtys, linkSerialPort, openConsolePort } from '../../chassis/io/serial-console.ts';
+import { SystemClock } from '../../chassis/io/system-clock.ts';
+import { MemoryStore } from '../../chassis/persistence/store.ts';
+import { BUNDLED_CAPTURE_PATH } from '../../chassis/runtime/assets.ts';
+import { Emulator } from '../../chassis/runtime/emulator.ts';
+import { serialContract, type SerialRig } from './serial.contract.ts';
+
+async function wallClockEmulator(): Promise<Emulator> {
+  const em = await Emulator.start({
+    platform: { clock: new SystemClock(), log: nullLogger, random: new SeededRandom(5) },
+    store: new MemoryStore(),
+    ownsStore: true,
+    defaultShelf: { yaml: readDefaultShelfYaml(), source: DEFAULT_SHELF_NAME },
+    wallTimeMs: Date.now(),
+    sessionCapacity: 4096,
+    hotSwapStepMs: 300,
+    admin: { password: 'admin-secret-1' },
+    traffic: { inputs: [memoryInput('bundled', readFileSync(BUNDLED_CAPTURE_PATH))], label: 'bundled', pacing: { mode: 'rate', pps: 3000 } },
+    ipmi: false,
+  });
+  // let traffic build some sessions on every board
+  await new Promise((r) => setTimeout(r, 1500));
+  return em;
+}
+
+serialContract('@serialport/binding-mock', async (): Promise<SerialRig> => {
+  const em = await wallClockEmulator();
+  const fru = 'slot3';
+  const path = `/dev/atcasim-mock-${process.pid}-${fru}`;
+  SerialPortMock.binding.createPort(path, { record: true });
+  const port = await openConsolePort(path, em.consoles!.mux.lineSettings(fru), true);
+  const link = linkSerialPort(port, em.consoles!.mux.get(fru)!, nullLogger);
+  const binding = port.port as unknown as MockPortBinding;
+  return {
+    em,
+    fru,
+    term: {
+      write: async (text) => {
+        binding.emitData(Buffer.from(text, 'latin1'));
+        await new Promise((r) => setImmediate(r));
+      },
+      received: () => binding.recording.toString('latin1'),
+    },
+    cleanup: async () => {
+      await link.close();
+      await em.stop();
+      SerialPortMock.binding.reset();
+    },
+  };
+});
+
+serialContract('socat PTY (user side opened like picocom)', async (): Promise<SerialRig> => {
+  const em = await wallClockEmulator();
+  const fru = 'slot4';
+  const dir = mkdtempSync(join(tmpdir(), 'atcasim-serial-'));
+  const exposed = await exposeConsolesOnPtys({ consoles: [{ side: em.consoles!.mux.get(fru)!, line: em.consoles!.mux.lineSettings(fru) }], linkDir: dir, log: nullLogger });
+  const userPath = exposed.consoles[0]!.path;
+  const user = new SerialPort({ path: exposed.consoles[0]!.link ?? userPath, baudRate: 115200, autoOpen: false });
+  await new Promise<void>((resolve, reject) => user.open((e) => (e ? reject(e) : resolve())));
+  let got = '';
+  user.on('data', (b: Buffer) => (got += b.toString('latin1')));
+  return {
+    em,
+    fru,
+    term: {
+      write: (text) => new Promise<void>((resolve, reject) => user.write(Buffer.from(text, 'latin1'), (e) => (e ? reject(e) : user.drain(() => resolve())))),
+      received: () => got,
+    },
+    cleanup: async () => {
+      await new Promise<void>((r) => user.close(() => r()));
+      await exposed.stop();
+      await em.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
