@@ -142,7 +142,7 @@ export class TuiApp {
     const fru = selectedFru(view.snapshot, this.ui.selected);
     const cmd = keyToCommand(name, {
       selected: this.ui.selected,
-      ...(fru ? { selectedState: fru.state } : {}),
+      ...(fru ? { selectedState: fru.state, selectedKind: fru.kind } : {}),
       help: this.ui.help,
       page: Math.max(1, this.ui.height - 16),
     });

@@ -6,7 +6,8 @@
  *
  * Keys (see HELP_LINES in view-model.ts): ←/→ Tab S-Tab select, ↑/↓ switch between the front
  * row and the management row, x open handle, i close handle, e extract (insert when extracted),
- * f fault, r repair, s shelf-manager switchover, w hang, PgUp/PgDn scroll details, ? help, q and
+ * f fault, r repair, s switchover (the ShMC pair; a processor board's share when one is selected),
+ * w hang the selected node, PgUp/PgDn scroll details, ? help, q and
  * Ctrl-C quit.
  */
 import { CommandError } from '../board/common/errors.ts';
@@ -33,13 +34,15 @@ export interface KeyContext {
   selected: string;
   /** M-state of the selected FRU (undefined for an empty slot). */
   selectedState?: MState;
+  /** Kind of the selected FRU ('processor', 'hub', 'shmc', …; undefined for an empty slot). */
+  selectedKind?: string;
   /** The help overlay is open. */
   help: boolean;
   /** Lines the detail pane scrolls per PgUp/PgDn. */
   page?: number;
 }
 
-/** The pair `s` switches over: the shelf managers (issue 4: "s shelf-manager switchover"). */
+/** The pair `s` switches over unless a processor board is selected: the shelf managers (issue 4). */
 export const SWITCHOVER_PAIR = 'shmc';
 
 /**
@@ -82,7 +85,8 @@ export function keyToCommand(key: string, ctx: KeyContext): UiCommand | undefine
     case 'r':
       return { kind: 'repair', target };
     case 's':
-      return { kind: 'switchover', pair: SWITCHOVER_PAIR };
+      // On a processor board: its share (handed to its buddy, or back home); else the ShMC pair.
+      return { kind: 'switchover', pair: ctx.selectedKind === 'processor' ? target : SWITCHOVER_PAIR };
     case 'w':
       return { kind: 'hang', target };
     case '?':

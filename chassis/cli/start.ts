@@ -37,6 +37,7 @@ import { StoreError } from '../persistence/store.ts';
 import { BUNDLED_CAPTURE_NAME, BUNDLED_CAPTURE_PATH } from '../runtime/assets.ts';
 import { runControlLine } from '../runtime/control.ts';
 import { Emulator, probeInput, type IpmiListen } from '../runtime/emulator.ts';
+import { haFactory } from '../runtime/ha-part.ts';
 import { logEmulatorEvents } from '../runtime/event-log.ts';
 import { statsLine } from '../runtime/stats-line.ts';
 import type { CliContext } from './context.ts';
@@ -61,6 +62,8 @@ export interface StartOptions {
   adminUser?: string;
   adminPassword?: string;
   stdinCommands?: boolean;
+  /** `--no-ha` sets false: no HA pairs (switchover and hang answer "not available"). */
+  ha?: boolean;
 }
 
 function intArg(name: string, min: number, max: number) {
@@ -112,6 +115,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--ipmi-insecure-cipher0', 'UNSAFE: offer cipher suite 0 (no authentication: any password logs in)')
     .option('--admin-user <name>', 'first start: administrator name (default admin)')
     .option('--admin-password <pw>', 'first start: administrator password (else $ATCASIM_ADMIN_PASSWORD, else a random one printed once)')
+    .option('--no-ha', 'run without the HA pairs (no arbitration, watchdogs or session sync)')
     .option('--stdin-commands', 'headless: read operator commands (open-handle slot3, fault slot5, …) from stdin, one per line; each is answered with a JSON "command" line after it committed')
     .action(async (o: StartOptions) => {
       ctx.setExit(await runStart(o, ctx));
@@ -231,6 +235,8 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
       },
       // serial consoles on socat PTYs, linked at $XDG_RUNTIME_DIR/atcasim/<fru> (else beside the database)
       consoles: { expose: ptyConsoleExpose(consoleLinkDir(dbPath), log) },
+      // the redundant pairs (issue 6): wall clock, stalls of the whole process compensated
+      ...(o.ha !== false ? { ha: haFactory({ wallClock: true }) } : {}),
     });
   } catch (e) {
     // Emulator.start closed the store (ownsStore) and stopped what it had started.

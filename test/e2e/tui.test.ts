@@ -7,7 +7,7 @@
  * Checks: the 14 slots in physical order with board types and M4 states, traffic on every
  * processor board; `x` on slot3 shows M5 → M6 → M1, its own rate falls to 0 while the shelf
  * total stays non-zero and the other boards carry on, the SEL records appear in the event pane;
- * `i` brings it back to M4 with traffic; `s` says honestly that switchover is not available yet;
+ * `i` brings it back to M4; `s` on it hands its share back from its HA buddy (traffic returns);
  * `?` shows the help; the screen re-lays out on resize; `q` exits 0 with the database intact and
  * slot3 stored in M4.
  */
@@ -55,6 +55,19 @@ function parseFront(screen: string): SlotCell[] | undefined {
   return cells('slot').map((s, i) => ({ pos: Number(pos[i]), slot: Number(s), board: board[i]!, state: state[i]!, pps: parseCompact(pps[i]!), sess: sess[i]! }));
 }
 
+/** The HA row's text for a logical slot (e.g. 'act', 'hot', 'rdy'). */
+function haCell(screen: string, slot: number): string | undefined {
+  const lines = screen.split('\n');
+  const slotLine = lines.find((l) => l.startsWith('slot  '));
+  const haLine = lines.find((l) => l.startsWith('HA    '));
+  if (!slotLine || !haLine) return undefined;
+  const starts: number[] = [];
+  for (const m of slotLine.slice(6).matchAll(/\S+/g)) starts.push(6 + m.index!);
+  const i = slotLine.slice(6).split(/\s+/).filter((x) => x).indexOf(String(slot));
+  if (i < 0) return undefined;
+  return haLine.slice(starts[i], i + 1 < starts.length ? starts[i + 1] : undefined).trim().split('/')[0];
+}
+
 function total(screen: string): number {
   const m = /total (\S+) pkt\/s/.exec(screen);
   return m ? parseCompact(m[1]!) : NaN;
@@ -94,7 +107,7 @@ describe('atcasim start: the TUI under tmux', () => {
     for (let s = 7; s <= 14; s++) expect(bySlot.get(s)).toMatchObject({ board: '--', state: '' });
     let screen = t.capture();
     expect(total(screen)).toBeGreaterThan(0);
-    expect(screen).toMatch(/mgmt\s+shmc-a M4\s+shmc-b M4/);
+    expect(screen).toMatch(/mgmt\s+shmc-a M4(?: act)?\s+shmc-b M4/); // with HA, the ShMCs show their roles
 
     // 2. slot3 is selected (the first processor board); `x` opens its handle.
     expect(screen).toMatch(/^ slot3 {2}Node3/m);
@@ -144,11 +157,14 @@ describe('atcasim start: the TUI under tmux', () => {
       80,
     );
     expect(back[0]).not.toBe('M4');
+    // With HA, slot3's share moved to its buddy slot4 (no preemption): slot3 rejoins as hot standby,
+    // and `s` on slot3 hands its share back (a planned switchover), so its traffic returns.
+    await t.waitFor((s) => haCell(s, 3) === 'hot', 30_000, 'slot3 back as hot standby');
+    t.sendKeys('s');
+    await t.waitFor((s) => /» slot3: switchover requested/.test(s), 10_000, 'the switchover of slot3\'s share');
     await t.waitFor((s) => (parseFront(s)?.find((x) => x.slot === 3)?.pps ?? 0) > 0, 30_000, 'traffic on slot3 again');
 
-    // 6. HA keys say honestly that the HA layer is not there yet; `?` shows the keys.
-    t.sendKeys('s');
-    await t.waitFor((s) => /» shmc: switchover: not available yet/.test(s), 10_000, 'the switchover refusal');
+    // 6. `?` shows the keys.
     t.sendKeys('?');
     await t.waitFor((s) => s.includes('atcasim keys') && s.includes('open the handle'), 10_000, 'the help overlay');
     t.sendKeys('Escape');
