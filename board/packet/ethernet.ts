@@ -20,7 +20,7 @@ export const IEEE_802_3_MAX_LEN = 1500;
 /** Ethernet header at `off`; continues with the ethertype's header. */
 export function dissectEthernet(d: Dissector, off: number, cap: number, rep: number): void {
   const p = d.p;
-  if (d.outerL2 && p.ethOffset < 0) p.ethOffset = off - d.base;
+  if (d.outerL2 === true && p.ethOffset < 0) p.ethOffset = off - d.base;
   if (off + ETH_HEADER_LEN > cap) {
     d.short('ethernet', 'type', off, ETH_HEADER_LEN, rep);
     return;

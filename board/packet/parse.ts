@@ -107,7 +107,8 @@ export class ParsedPacket implements PacketView {
     this.vlanCount = 0;
     clearTuple(this.outer, this.ow0, this.ow1);
     if (this.tunnelDepth !== 0) clearTuple(this.inner, this.iw0, this.iw1);
-    if (this.icmpError || this.innerIcmpError) clearTuple(this.quoted, this.qw0, this.qw1);
+    // `=== true`: a one-word compare in optimized code (a bare boolean test compiles V8's ToBoolean)
+    if (this.icmpError === true || this.innerIcmpError === true) clearTuple(this.quoted, this.qw0, this.qw1);
     this.tunnelDepth = 0;
     this.icmpError = false;
     this.innerIcmpError = false;

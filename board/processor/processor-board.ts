@@ -311,12 +311,15 @@ export class ProcessorBoard {
     this.packets++;
     this.bytes += pkt.origLen;
     const t = pkt.outer;
-    if (t.family === 0) return this.drop(pkt.malformed ? D_PARSE : D_NOT_IP);
+    if (t.family === 0) return this.drop(pkt.malformed === true ? D_PARSE : D_NOT_IP);
     // A malformation the balancer can live with (deeper in the packet) is forwarded as captured;
-    // one that hides the ports of a TCP/UDP/SCTP packet leaves nothing to key on.
-    if (pkt.malformed && !t.hasPorts && !t.fragment && (t.proto === 6 || t.proto === 17 || t.proto === 132)) return this.drop(D_PARSE);
+    // one that hides the ports of a TCP/UDP/SCTP packet leaves nothing to key on. (Booleans read
+    // from objects are compared with true/false: one word compare instead of V8's ToBoolean.)
+    const hasPorts = t.hasPorts === true;
+    const fragment = t.fragment === true;
+    if (pkt.malformed === true && !hasPorts && !fragment && (t.proto === 6 || t.proto === 17 || t.proto === 132)) return this.drop(D_PARSE);
     const table = this.table;
-    if (pkt.icmpError && pkt.quoted.family !== 0) {
+    if (pkt.icmpError === true && pkt.quoted.family !== 0) {
       // An ICMP error about a session (e.g. "fragmentation needed") goes to that session's RS,
       // as IPVS relays ICMP for its connections; the session's state is left alone.
       table.loadKey(pkt.quoted);
@@ -326,7 +329,8 @@ export class ProcessorBoard {
     // int32 flow hash (loadKey's u32 would be a heap number half the time): the schedulers get
     // it as u32 below; the encapsulator uses its low 20 bits.
     const hash = table.loadKeyI32(t);
-    const isTcp = t.proto === 6 && t.hashPorts;
+    const hashPorts = hasPorts && !fragment;
+    const isTcp = t.proto === 6 && hashPorts;
     const flags = isTcp ? t.tcpFlags : -1;
     const bareSyn = flags >= 0 && (flags & (TCP_SYN | TCP_ACK | TCP_RST)) === TCP_SYN;
     let e = table.find();
@@ -372,7 +376,7 @@ export class ProcessorBoard {
       state = tcpInitialState(flags);
       ef = tcpInitialFlags(flags);
     } else {
-      state = t.proto === 17 && t.hashPorts ? SessionState.UDP_NEW : SessionState.OTHER_NEW;
+      state = t.proto === 17 && hashPorts ? SessionState.UDP_NEW : SessionState.OTHER_NEW;
     }
     e = table.insert(now, si, rs, state, ef);
     if (e < 0) return this.drop(D_TABLE_FULL);
@@ -385,7 +389,7 @@ export class ProcessorBoard {
   private forward(pkt: PacketView, t: FlowTuple, e: number, rsId: number, si: number, dir: 0 | 1, created: boolean, hash: number, now: number): Verdict {
     const rs = this.realServers[rsId]!;
     const svc = this.services[si]!;
-    if (this.emitSink) {
+    if (this.emitSink !== null) {
       const enc = this.enc;
       const n = dir === 0
         ? enc.encapsulate(pkt.frame, t, svc.encapsulation, rs.family, rs.address, rs.mac, hash)

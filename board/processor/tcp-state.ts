@@ -84,6 +84,8 @@ export function tcpInitialFlags(flags: number): number {
  */
 export function tcpNext(state: number, entryFlags: number, flags: number, fromClient: boolean): number {
   let f = entryFlags;
+  // `=== true`: a one-word compare in optimized code (a bare boolean test compiles V8's ToBoolean)
+  fromClient = fromClient === true;
   if (!fromClient) f |= EF_REPLY_SEEN;
   if (flags < 0) return (f << 8) | state;
   if (flags & TCP_RST) return (f << 8) | SessionState.CLOSE;
@@ -100,7 +102,7 @@ export function tcpNext(state: number, entryFlags: number, flags: number, fromCl
 
 /** Next state of a UDP/other session: the first packet from the server side confirms it. */
 export function datagramNext(state: number, entryFlags: number, fromClient: boolean): number {
-  if (fromClient) return (entryFlags << 8) | state;
+  if (fromClient === true) return (entryFlags << 8) | state;
   const f = entryFlags | EF_REPLY_SEEN;
   if (state === SessionState.UDP_NEW) return (f << 8) | SessionState.UDP;
   if (state === SessionState.OTHER_NEW) return (f << 8) | SessionState.OTHER;

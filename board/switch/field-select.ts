@@ -95,7 +95,7 @@ export class FieldSelector {
 
   /** The IP header level this profile hashes for `pkt` (see the module header). */
   tupleOf(pkt: PacketView): FlowTuple {
-    if (this.innerHeader && pkt.inner.family !== 0) return pkt.inner;
+    if (this.innerHeader === true && pkt.inner.family !== 0) return pkt.inner;
     return pkt.outer;
   }
 
@@ -104,7 +104,7 @@ export class FieldSelector {
    * @returns key length in bytes (0: the frame has neither Ethernet nor IP fields)
    */
   selectPacket(pkt: PacketView): number {
-    if (this.l2) {
+    if (this.l2 === true) {
       const n = this.writeL2(pkt);
       if (n > 0) return n;
       return this.writeL3(this.tupleOf(pkt), true);
@@ -126,9 +126,10 @@ export class FieldSelector {
   private writeL3(t: FlowTuple, wantPorts: boolean): number {
     if (t.family === 0) return 0;
     const alen = t.family === 4 ? 4 : 16;
-    const usePorts = wantPorts && t.hashPorts;
+    // booleans compared with true/false: one word compare each in optimized code
+    const usePorts = wantPorts === true && t.hasPorts === true && t.fragment === false;
     let swap = false;
-    if (this.symmetric) {
+    if (this.symmetric === true) {
       const c = compareBytes(t.src, t.dst, alen);
       swap = c > 0 || (c === 0 && usePorts && t.sport > t.dport);
     }
@@ -140,7 +141,7 @@ export class FieldSelector {
       buf[alen + i] = b[i]!;
     }
     let o = 2 * alen;
-    if (this.standard) buf[o++] = t.proto & 0xff;
+    if (this.standard === true) buf[o++] = t.proto & 0xff;
     if (usePorts) {
       const sp = swap ? t.dport : t.sport;
       const dp = swap ? t.sport : t.dport;

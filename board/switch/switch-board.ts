@@ -154,7 +154,8 @@ export class SwitchBoard {
     const d = this.decision;
     this.rxPackets++;
     this.rxBytes += pkt.origLen;
-    if (!this.active) {
+    // booleans read from objects are compared with true/false (one word compare, not ToBoolean)
+    if (this.active === false) {
       d.forward = false;
       d.port = -1;
       d.slot = -1;
@@ -166,7 +167,7 @@ export class SwitchBoard {
       return d;
     }
     this.route(d, this.packetHash(pkt));
-    if (!d.forward) {
+    if (d.forward === false) {
       this.drops[d.drop!]++;
       return d;
     }
@@ -203,8 +204,8 @@ export class SwitchBoard {
   }
 
   private packetHash(pkt: PacketView): number {
-    if (this.pearsonV4) {
-      const t = this.innerHeader && pkt.inner.family !== 0 ? pkt.inner : pkt.outer;
+    if (this.pearsonV4 === true) {
+      const t = this.innerHeader === true && pkt.inner.family !== 0 ? pkt.inner : pkt.outer;
       if (t.family === 4) return this.pearsonOfV4(t);
     }
     const len = this.selector.selectPacket(pkt);
@@ -217,9 +218,9 @@ export class SwitchBoard {
     const d = t.dst;
     const x = (s[0]! << 24) | (s[1]! << 16) | (s[2]! << 8) | s[3]!;
     const y = (d[0]! << 24) | (d[1]! << 16) | (d[2]! << 8) | d[3]!;
-    const usePorts = this.wantPorts && t.hasPorts && !t.fragment;
+    const usePorts = this.wantPorts === true && t.hasPorts === true && t.fragment === false;
     // symmetric: the lower address (unsigned, network order) first, then the lower port
-    const swap = this.symmetric && (x !== y ? x >>> 0 > y >>> 0 : usePorts && t.sport > t.dport);
+    const swap = this.symmetric === true && (x !== y ? x >>> 0 > y >>> 0 : usePorts && t.sport > t.dport);
     if (swap) return pearson16V4(y, x, t.proto, usePorts ? (t.dport << 16) | t.sport : 0, usePorts);
     return pearson16V4(x, y, t.proto, usePorts ? (t.sport << 16) | t.dport : 0, usePorts);
   }
@@ -314,7 +315,7 @@ export class SwitchBoard {
       this.dropped(d, 'no_member_up');
       return;
     }
-    if (!this.portsByNum[port]!.linkUp) {
+    if (this.portsByNum[port]!.linkUp === false) {
       const f = this.group.failoverOf(port);
       if (f >= 0 && this.group.isUp(f) && this.linkUp(f)) port = f;
       else if (this.nReach > 0) port = this.reach[(hash >>> 0) % this.nReach]!;

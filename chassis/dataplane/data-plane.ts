@@ -189,7 +189,7 @@ export class DataPlane implements DataPlanePort {
     }
     const hi = this.pickHub(pkt);
     const d = this.hubs[hi]!.ingress(pkt, now);
-    const fwd = d.forward;
+    const fwd = d.forward === true;
     const slot = fwd ? d.slot : -1;
     const bi = fwd ? this.boardIdx[slot]! : -1;
     if (!(bi >= 0)) {
@@ -206,7 +206,7 @@ export class DataPlane implements DataPlanePort {
     // still holds exactly this (hub, port) and the probe would count nothing. A new session
     // (stamp 0) or another epoch, hub or port probes as before and stamps the session.
     const e = board.lastSession;
-    if (e >= 0 && this.stampFlows) {
+    if (e >= 0 && this.stampFlows === true) {
       const want = (this.epoch << EPOCH_SHIFT) | (hi << 10) | port;
       const table = board.table;
       if (table.stampOf(e) !== want) {
@@ -591,7 +591,7 @@ export function symmetricHash(pkt: PacketView): number {
     const a = (s[0]! << 24) | (s[1]! << 16) | (s[2]! << 8) | s[3]!;
     const b = (d[0]! << 24) | (d[1]! << 16) | (d[2]! << 8) | d[3]!;
     h = (Math.imul(a ^ b, 0x9e3779b1) + ((a + b) | 0)) | 0;
-    if (t.hasPorts && !t.fragment) h = (Math.imul(h ^ (t.sport ^ t.dport), 0x85ebca6b) + ((t.sport + t.dport) | 0)) | 0;
+    if (t.hasPorts === true && t.fragment === false) h = (Math.imul(h ^ (t.sport ^ t.dport), 0x85ebca6b) + ((t.sport + t.dport) | 0)) | 0;
     h ^= t.proto;
   } else if (t.family !== 0) {
     const s = t.src;

@@ -94,7 +94,7 @@ export class FlowCounter {
       // IPv4 fast path: one word per address
       const x = (s[0]! << 24) | (s[1]! << 16) | (s[2]! << 8) | s[3]!;
       const y = (d[0]! << 24) | (d[1]! << 16) | (d[2]! << 8) | d[3]!;
-      const ports = t.hashPorts;
+      const ports = t.hasPorts === true && t.fragment === false; // hashPorts, as word compares
       // unsigned comparison of the two addresses, then of the ports
       const swap = x !== y ? (x >>> 0) > (y >>> 0) : ports && t.sport > t.dport;
       const lo = swap ? y : x;
@@ -112,7 +112,7 @@ export class FlowCounter {
       const y = ((d[o]! << 24) | (d[o + 1]! << 16) | (d[o + 2]! << 8) | d[o + 3]!) >>> 0;
       if (x !== y) swap = x > y ? 1 : -1;
     }
-    const ports = t.hashPorts;
+    const ports = t.hasPorts === true && t.fragment === false; // hashPorts, as word compares
     if (swap === 0 && ports && t.sport > t.dport) swap = 1;
     const lo = swap === 1 ? d : s;
     const hi = swap === 1 ? s : d;

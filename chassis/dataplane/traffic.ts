@@ -168,6 +168,8 @@ export class TrafficSource implements CaptureHandler {
   private slice = DEFAULT_SLICE;
   private sliceLeft = DEFAULT_SLICE;
   private readonly rateStep: number;
+  /** pacing.mode === 'rate' (the per-packet path compares no strings). */
+  private readonly rateMode: boolean;
   private readonly speed: number;
   private readonly startMs: number;
   private readonly integerTime: boolean;
@@ -190,6 +192,7 @@ export class TrafficSource implements CaptureHandler {
     }
     this.pacing = opts.pacing ?? { mode: 'asap' };
     this.rateStep = this.pacing.mode === 'rate' ? 1000 / this.pacing.pps : 0;
+    this.rateMode = this.pacing.mode === 'rate';
     if (this.pacing.mode === 'rate' && !(this.pacing.pps > 0 && Number.isFinite(this.pacing.pps))) {
       throw new RangeError(`rate must be > 0 packets/s, got ${this.pacing.pps}`);
     }
@@ -392,9 +395,9 @@ export class TrafficSource implements CaptureHandler {
     const tm = this.tm;
     const last = tm[T_LAST]!;
     let t: number;
-    if (this.pacing.mode === 'rate') {
+    if (this.rateMode) {
       t = this.packets === 0 && !this.held ? this.startMs : last + this.rateStep;
-    } else if (!rec.hasTimestamp) {
+    } else if (rec.hasTimestamp === false) {
       t = last;
     } else {
       const ts = rec.tsSec * 1000 + rec.tsNsec / 1e6;
@@ -408,7 +411,8 @@ export class TrafficSource implements CaptureHandler {
         tm[T_PREV] = ts;
         t = tm[T_BASE]!;
       } else {
-        let dt = (ts - tm[T_PREV]!) / this.speed;
+        let dt = ts - tm[T_PREV]!;
+        if (this.speed !== 1) dt /= this.speed;
         if (!(dt > 0)) dt = 0;
         else if (dt > this.maxGap) dt = this.maxGap;
         tm[T_PREV] = ts;
@@ -417,19 +421,21 @@ export class TrafficSource implements CaptureHandler {
     }
     if (t < last) t = last;
     tm[T_LAST] = t;
-    return this.integerTime ? Math.floor(t) : t;
+    return this.integerTime === true ? Math.floor(t) : t;
   }
 
   private deliverParsed(p: ParsedPacket, now: number): void {
     this.packets++;
     this.bytes += p.origLen;
     this.perInput[this.cur]!++;
-    if (this.loop > 0 && this.shiftPorts) {
-      if (p.outer.family !== 0 && p.outer.hasPorts) {
+    // Booleans read from objects are compared with true/false: TurboFan then compares one word,
+    // where a bare test compiles V8's whole ToBoolean (strings, heap numbers, BigInts…).
+    if (this.loop > 0 && this.shiftPorts === true) {
+      if (p.outer.family !== 0 && p.outer.hasPorts === true) {
         this.deliverShifted(p, now);
         return;
       }
-      if (p.icmpError && p.quoted.hasPorts) this.shiftTuple(p.quoted);
+      if (p.icmpError === true && p.quoted.hasPorts === true) this.shiftTuple(p.quoted);
     }
     this.sink.deliver(p, now);
   }
@@ -492,7 +498,7 @@ export class TrafficSource implements CaptureHandler {
       p.inner.sport = nsp;
       p.inner.dport = ndp;
     }
-    if (p.icmpError && p.quoted.hasPorts) this.shiftTuple(p.quoted);
+    if (p.icmpError === true && p.quoted.hasPorts === true) this.shiftTuple(p.quoted);
     this.sink.deliver(p, now);
     if (patch) {
       b[l4] = sp >>> 8;

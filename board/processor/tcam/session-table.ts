@@ -199,6 +199,8 @@ export class SessionTable {
 
   private base = Number.NaN;
   private tnow = 0;
+  /** The `now` that last advanced tnow (time() of the same `now` again returns tnow at once). */
+  private lastIn = Number.NaN;
 
   // ---- the loaded key (registers) ----
   private kV6 = false;
@@ -295,8 +297,28 @@ export class SessionTable {
   }
 
   private loadTuple(t: FlowTuple): void {
-    const hp = t.hasPorts && !t.fragment;
-    this.setKey(t.family === 6, t.src, t.dst, hp ? t.sport : 0, hp ? t.dport : 0, t.proto, hp);
+    // booleans read from objects compared with true/false: a word compare, not V8's ToBoolean
+    const hp = t.hasPorts === true && t.fragment === false;
+    if (t.family === 6) this.setKey(true, t.src, t.dst, hp ? t.sport : 0, hp ? t.dport : 0, t.proto, hp);
+    else this.setKeyV4(t.src, t.dst, hp ? t.sport : 0, hp ? t.dport : 0, t.proto, hp);
+  }
+
+  /** setKey for IPv4 (the same registers and hash), without the IPv6 branches. */
+  private setKeyV4(src: Uint8Array, dst: Uint8Array, sport: number, dport: number, proto: number, hasPorts: boolean): void {
+    const s = (src[0]! << 24) | (src[1]! << 16) | (src[2]! << 8) | src[3]!;
+    const d = (dst[0]! << 24) | (dst[1]! << 16) | (dst[2]! << 8) | dst[3]!;
+    const aIsSrc = s >>> 0 < d >>> 0 || (s === d && sport <= dport);
+    const a = aIsSrc ? s : d;
+    const b = aIsSrc ? d : s;
+    const ports = hasPorts ? (aIsSrc ? ((sport & 0xffff) << 16) | (dport & 0xffff) : ((dport & 0xffff) << 16) | (sport & 0xffff)) : 0;
+    const meta = (proto & 0xff) | (hasPorts ? 0 : K_NOPORTS);
+    this.kA = a;
+    this.kB = b;
+    this.kV6 = false;
+    this.kPktIsA = aIsSrc;
+    this.kPorts = ports;
+    this.kMeta = meta;
+    this.kHash = fmix32(mix32(mix32(mix32(mix32(this.seed, a), b), ports), meta) ^ 16) | 0;
   }
 
   /**
@@ -312,6 +334,8 @@ export class SessionTable {
   private setKey(v6: boolean, src: Uint8Array, dst: Uint8Array, sport: number, dport: number, proto: number, hasPorts: boolean): void {
     let h = this.seed;
     let aIsSrc: boolean;
+    v6 = v6 === true;
+    hasPorts = hasPorts === true;
     if (!v6) {
       // Key registers hold int32 values (no heap numbers); the order compares them unsigned.
       const s = (src[0]! << 24) | (src[1]! << 16) | (src[2]! << 8) | src[3]!;
@@ -370,7 +394,7 @@ export class SessionTable {
         const e = (v & emask) - 1;
         const o = e * W;
         if (di[o + O_HASH] === h && (di[o + O_META]! & KEY_META) === this.kMeta && di[o + O_PORTS] === this.kPorts) {
-          if (this.kV6 ? this.v6Equal(di[o + O_A]!) : di[o + O_A] === this.kA && di[o + O_B] === this.kB) return e;
+          if (this.kV6 === true ? this.v6Equal(di[o + O_A]!) : di[o + O_A] === this.kA && di[o + O_B] === this.kB) return e;
         }
       }
       i = (i + 1) & mask;
@@ -384,7 +408,7 @@ export class SessionTable {
 
   /** True when the loaded key's packet travels client → server for entry `e` (found by find()). */
   isFromClient(e: number): boolean {
-    return ((this.d[e * W + O_META]! & K_CLIENT_B) === 0) === this.kPktIsA;
+    return ((this.d[e * W + O_META]! & K_CLIENT_B) === 0) === (this.kPktIsA === true);
   }
 
   private v6Equal(slot: number): boolean {
@@ -722,6 +746,8 @@ export class SessionTable {
 
   /** Table time (u32 ms) for a caller's `now`; monotonic. */
   private time(now: number): number {
+    // Most packets share their millisecond with the one before: nothing to recompute.
+    if (now === this.lastIn) return this.tnow;
     if (!Number.isFinite(now)) return this.tnow;
     if (Number.isNaN(this.base)) {
       this.base = Math.floor(now);
@@ -731,6 +757,7 @@ export class SessionTable {
     if (!(r > this.tnow)) return this.tnow;
     if (r >= REBASE_AT) return this.rebase(r);
     this.tnow = r;
+    this.lastIn = now;
     return r;
   }
 

@@ -110,7 +110,7 @@ export function pearson16V4(a: number, b: number, proto: number, ports: number, 
   c = proto & 0xff;
   hi = T[hi ^ c]!;
   lo = T[lo ^ c]!;
-  if (withPorts) {
+  if (withPorts === true) {
     c = ports >>> 24;
     hi = T[hi ^ c]!;
     lo = T[lo ^ c]!;

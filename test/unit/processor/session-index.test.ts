@@ -48,6 +48,30 @@ describe('SessionTable index', () => {
     }
   });
 
+  it('loads an IPv4 tuple (its fast path) exactly as loadKeyRaw loads the same fields', () => {
+    const t = new SessionTable({ capacity: 64 });
+    const rnd = new SeededRandom(5);
+    const addr = () => (rnd.int(3) === 0 ? '10.0.0.1' : `${rnd.int(256)}.${rnd.int(256)}.${rnd.int(256)}.${rnd.int(256)}`);
+    for (let i = 0; i < 3000; i++) {
+      const sport = rnd.int(3) === 0 ? 80 : rnd.int(65536);
+      const dport = rnd.int(3) === 0 ? 80 : rnd.int(65536);
+      const p = tcp(addr(), sport, addr(), dport, SYN);
+      const o = p.outer;
+      o.fragment = rnd.int(4) === 0;
+      if (rnd.int(4) === 0) {
+        o.hasPorts = false;
+        o.proto = 1 + rnd.int(250);
+      }
+      const hp = o.hasPorts && !o.fragment;
+      const viaTuple = t.loadKey(o);
+      const e1 = t.find();
+      const viaRaw = t.loadKeyRaw(false, o.src, o.dst, hp ? o.sport : 0, hp ? o.dport : 0, o.proto, hp);
+      expect(viaTuple).toBe(viaRaw);
+      expect(t.find()).toBe(e1);
+      if (e1 < 0 && t.size < 64) t.insert(i, 0, 0, SessionState.ESTABLISHED);
+    }
+  });
+
   it('keeps every key findable through random inserts and removals (Map model)', () => {
     const cap = 2000;
     const t = new SessionTable({ capacity: cap });
