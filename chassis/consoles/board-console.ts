@@ -145,14 +145,17 @@ export class BoardConsole {
 
   /**
    * The payload restarts: prints `message` (when the console answers), goes quiet for `rebootMs`,
-   * then boots. A restart already in progress is not restarted. A reset also ends a hang.
+   * then boots — or, with `hold`, stays quiet until `boot()` is called (the HA layer reports when
+   * the node's software is back). A restart already in progress is not restarted. A reset also
+   * ends a hang.
    */
-  restart(message?: string): void {
+  restart(message?: string, opts: { hold?: boolean } = {}): void {
     if (this.payload === 'restarting') return;
     if (message && this.answering) this.emit(crlf(`\n${message}\n`));
     this.payload = 'restarting';
     this.hung = false;
     this.editor.reset();
+    if (opts.hold) return;
     this.restartTimer = this.opts.clock.setTimeout(() => {
       this.restartTimer = undefined;
       if (!this.closed && this.payload === 'restarting') this.boot();

@@ -9,8 +9,9 @@
  *   FRU Control cold/warm reset, graceful reboot   restart: message, silence, banner
  *   FRU Control diagnostic interrupt                "NMI" notice
  *   payload fault injected           "kernel panic" line, then silence (M6 → M1 follows)
- *   HA role → resetting              silence (the watchdog reset the node); leaving it → banner
- *   HA role → booting (hung/halted)   banner: the node's software restarted (ends a hang)
+ *   HA role → resetting              "System reset" (when answering), silence until no role of the
+ *                                    node is resetting any more, then the banner (ends a hang)
+ *   HA role → booting while hung     banner: the node's software restarted
  *   setHung (HA hang/heal)           no echo, no answer / resumes
  *
  * Chassis power off takes the boards M4 → M6 → M1, so their consoles halt through the hot-swap
@@ -52,6 +53,8 @@ export class ConsoleMux {
   private readonly consoles = new Map<string, BoardConsole>();
   private readonly lines = new Map<string, ConsoleConfig>();
   private readonly offs: Array<() => void> = [];
+  /** Role keys of each node that are in `resetting` (HA). */
+  private readonly resetting = new Map<string, Set<string>>();
   private readonly log: Logger;
 
   constructor(private readonly opts: ConsoleMuxOptions) {
@@ -104,10 +107,21 @@ export class ConsoleMux {
       shelf.on('role', (e) => {
         const c = this.consoles.get(e.node);
         if (!c) return;
+        // a node with several roles (a processor board holds two shares) is resetting while any of them is
+        let keys = this.resetting.get(e.node);
+        if (!keys) this.resetting.set(e.node, (keys = new Set()));
+        const was = keys.size > 0;
+        if (e.role === 'resetting') keys.add(e.key);
+        else keys.delete(e.key);
         const up = PAYLOAD_UP.has(shelf.state(e.node));
-        if (e.role === 'resetting') c.halt();
-        else if (e.role === 'booting' && (c.power !== 'running' || c.isHung) && up) c.boot(); // its software restarted (e.g. after a watchdog reset)
-        else if (e.previous === 'resetting' && c.power === 'halted' && up) c.boot();
+        if (keys.size > 0) {
+          if (!was) c.restart('Reset: restarting system.', { hold: true });
+        } else if (was) {
+          if (up) c.boot();
+          else c.halt();
+        } else if (e.role === 'booting' && c.isHung && up) {
+          c.boot(); // its software restarted without a reported reset
+        }
       }),
     );
   }
