@@ -99,7 +99,8 @@ export function linkSerialPort(port: ConsolePort, side: SerialConsoleSide, log: 
  */
 export function consoleLinkDir(dbPath: string, env: NodeJS.ProcessEnv = process.env): string {
   const xdg = env.XDG_RUNTIME_DIR;
-  return xdg ? join(xdg, 'atcasim') : join(dirname(resolve(dbPath)), 'consoles');
+  // the XDG base directory spec ignores relative paths
+  return xdg && xdg.startsWith('/') ? join(xdg, 'atcasim') : join(dirname(resolve(dbPath)), 'consoles');
 }
 
 /** One exposed console. */

@@ -4,21 +4,21 @@
 // 2. a real PTY: socat's pair (chassis/io/pty.ts), the emulator's end opened through serialport
 //    exactly as `atcasim start` does, the user's end opened with a second SerialPort, like picocom.
 // The console is a processor board's of a wall-clock emulator (real shelf, data plane, traffic).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MockPortBinding } from '@serialport/binding-mock';
 import { SerialPort, SerialPortMock } from 'serialport';
-import { readFileSync } from 'node:fs';
 import { nullLogger } from '../../board/common/logger.ts';
 import { SeededRandom } from '../../board/common/random.ts';
 import { memoryInput } from '../../chassis/dataplane/traffic.ts';
 import { DEFAULT_SHELF_NAME, readDefaultShelfYaml } from '../../chassis/io/data-dir.ts';
-import { exposeConsolesOnPtys, linkSerialPort, openConsolePort } from '../../chassis/io/serial-console.ts';
+import { consoleLinkDir, exposeConsolesOnPtys, linkSerialPort, openConsolePort } from '../../chassis/io/serial-console.ts';
 import { SystemClock } from '../../chassis/io/system-clock.ts';
 import { MemoryStore } from '../../chassis/persistence/store.ts';
 import { BUNDLED_CAPTURE_PATH } from '../../chassis/runtime/assets.ts';
 import { Emulator } from '../../chassis/runtime/emulator.ts';
+import { describe, expect, it } from 'vitest';
 import { serialContract, type SerialRig } from './serial.contract.ts';
 
 async function wallClockEmulator(): Promise<Emulator> {
@@ -89,4 +89,54 @@ serialContract('socat PTY (user side opened like picocom)', async (): Promise<Se
       rmSync(dir, { recursive: true, force: true });
     },
   };
+});
+
+describe('PTY edge: setup failures and links', () => {
+  it('a missing socat is a clear error, and nothing is left behind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'atcasim-serial-'));
+    try {
+      const side = { name: 'slot3', attach: () => () => {}, input: () => {} };
+      await expect(
+        exposeConsolesOnPtys({ consoles: [{ side, line: { baud: 115200, framing: '8N1', dataBits: 8, parity: 'none', stopBits: 1 } }], linkDir: dir, log: nullLogger, socat: '/nonexistent/socat' }),
+      ).rejects.toThrow(/cannot start socat/);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the link folder is $XDG_RUNTIME_DIR/atcasim, else "consoles" beside the database', () => {
+    expect(consoleLinkDir('/var/lib/x/atcasim.db', { XDG_RUNTIME_DIR: '/run/user/1000' })).toBe('/run/user/1000/atcasim');
+    expect(consoleLinkDir('/var/lib/x/atcasim.db', {})).toBe('/var/lib/x/consoles');
+    expect(consoleLinkDir('/var/lib/x/atcasim.db', { XDG_RUNTIME_DIR: 'relative' })).toBe('/var/lib/x/consoles');
+  });
+
+  it('a stale link is replaced; a file that is not a link is left alone; stop removes only our links', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'atcasim-serial-'));
+    const em = await Emulator.start({
+      platform: { clock: new SystemClock(), log: nullLogger, random: new SeededRandom(5) },
+      store: new MemoryStore(),
+      ownsStore: true,
+      defaultShelf: { yaml: readDefaultShelfYaml(), source: DEFAULT_SHELF_NAME },
+      wallTimeMs: Date.now(),
+      sessionCapacity: 1024,
+      admin: { password: 'admin-secret-1' },
+      ipmi: false,
+    });
+    try {
+      symlinkSync('/dev/pts/nonexistent-999', join(dir, 'slot3'));
+      writeFileSync(join(dir, 'slot4'), 'not a link');
+      const mux = em.consoles!.mux;
+      const exposed = await exposeConsolesOnPtys({ consoles: ['slot3', 'slot4'].map((n) => ({ side: mux.get(n)!, line: mux.lineSettings(n) })), linkDir: dir, log: nullLogger });
+      const [s3, s4] = exposed.consoles;
+      expect(readlinkSync(join(dir, 'slot3'))).toBe(s3!.path);
+      expect(s4!.link).toBeUndefined();
+      expect(readFileSync(join(dir, 'slot4'), 'utf8')).toBe('not a link');
+      await exposed.stop();
+      expect(readdirSync(dir)).toEqual(['slot4']);
+    } finally {
+      await em.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../chassis/runtime/emulator.ts';
 import type { SimClock } from '../../../board/common/sim-clock.ts';
+import { haFactory } from '../../../chassis/runtime/ha-part.ts';
 import { simEmulator, Terminal } from './support.ts';
 
 let em: Emulator | undefined;
@@ -137,6 +138,35 @@ describe('ConsoleMux over the default shelf', () => {
     expect(t.type('\r')).toBe('\r\nslot3> ');
   });
 
+  it('with the HA part: an operator hang silences the board; its watchdog resets it and the banner comes back', async () => {
+    const r = await simEmulator({ ha: haFactory({ seed: 1 }) });
+    em = r.em;
+    r.clock.advance(3000);
+    const t = new Terminal(r.em.consoles!.mux.get('slot3')!);
+    r.em.commands.hang('slot3');
+    expect(t.type('show version\r')).toBe('');
+    const roles: string[] = [];
+    r.em.shelf.on('role', (e) => {
+      if (e.node === 'slot3') roles.push(e.role);
+    });
+    for (let i = 0; i < 100 && !/slot3> $/.test(t.out); i++) r.clock.advance(100);
+    expect(roles).toContain('resetting');
+    expect(t.out).toMatch(/^\r\natcasim processor board firmware 1\.05 - Processor Node \(Node3\)[\s\S]*slot3> $/); // a hung board printed nothing before its banner
+    expect(t.type('\r')).toBe('\r\nslot3> ');
+  });
+
+  it('with the HA part: reboot restarts the console once, though the node holds two roles', async () => {
+    const r = await simEmulator({ ha: haFactory({ seed: 2 }) });
+    em = r.em;
+    r.clock.advance(3000);
+    const t = new Terminal(r.em.consoles!.mux.get('slot5')!);
+    t.type('reboot\r');
+    for (let i = 0; i < 30; i++) r.clock.advance(100);
+    expect(t.out.match(/atcasim processor board firmware/g)).toHaveLength(1);
+    expect(t.out).toMatch(/reboot\r\n\r\n(Reset|Cold reset): restarting system\.\r\n\r\natcasim/);
+    expect(t.type('\r')).toBe('\r\nslot5> ');
+  });
+
   it('FRU Control diagnostic interrupt prints a notice with the prompt and the partial line', async () => {
     const { em, term } = await setup();
     const t = term('slot3');
@@ -163,5 +193,25 @@ describe('ConsoleMux over the default shelf', () => {
     const sb = em.consoles!.mux.get('slot3')!.scrollback();
     expect(sb.length).toBeLessThanOrEqual(16384);
     expect(t.out.endsWith(sb)).toBe(true);
+  });
+
+  it('a failing PTY edge is logged and the emulator runs on with SOL-only consoles', async () => {
+    const r = await simEmulator({
+      consoles: {
+        expose: () => Promise.reject(new Error('cannot start socat: spawn socat ENOENT')),
+      },
+    });
+    em = r.em;
+    expect(r.em.endpoints.consoles).toEqual({});
+    expect(r.em.consoles!.mux.names()).toHaveLength(8);
+    expect(r.em.consoles!.sol).toBeDefined();
+    expect(r.log.records.some((l) => l.level === 'error' && String(l.msg).includes('consoles not exposed on PTYs'))).toBe(true);
+  });
+
+  it('consoles: false leaves them out (no SOL, no payload commands)', async () => {
+    const r = await simEmulator({ consoles: false });
+    em = r.em;
+    expect(r.em.consoles).toBeUndefined();
+    expect(r.em.lanServer!.lanCommands.lookup(0x06, 0x48)).toBeUndefined();
   });
 });
