@@ -14,7 +14,7 @@
  * - HA figures: see the HA HOOK below.
  *
  * The machine's load is printed first (uptime): the figures are wall-clock rates on a shared
- * machine unless marked CPU. Usage: `npm run bench [-- --loops N] [-- --only packet,replay,switch,processor,ha]`.
+ * machine unless marked CPU. Usage: `npm run bench [-- --loops N] [-- --repeats N] [-- --only packet,replay,switch,processor,ha]`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchPacket } from './packet.ts';
 import { benchProcessor } from './processor.ts';
-import { benchReplay, DEFAULT_LOOPS } from './replay.ts';
+import { benchReplay, DEFAULT_LOOPS, DEFAULT_REPEATS } from './replay.ts';
 import { benchSwitch } from './switch.ts';
 import { formatSummary, summaryRows, type SummaryRow } from './summary.ts';
 
@@ -40,6 +40,7 @@ function load(): string {
 
 const only = new Set((arg('only') ?? 'packet,replay,processor,switch,ha').split(','));
 const loops = Number(arg('loops') ?? DEFAULT_LOOPS);
+const repeats = Number(arg('repeats') ?? DEFAULT_REPEATS);
 const version = JSON.parse(readFileSync(join(here, '..', 'package.json'), 'utf8')).version as string;
 
 process.stdout.write(`atcasim ${version} bench — node ${process.version}, ${cpus()[0]?.model ?? 'cpu'}; ${load()} at start\n\n`);
@@ -56,7 +57,7 @@ if (only.has('packet')) {
   process.stdout.write(`Capture reader + header parser (bench/packet.ts; pps = packets/s, ns = per packet, best of 3):\n${lines.join('\n')}\n(${load()})\n\n`);
 }
 if (only.has('replay')) {
-  put('replay', await benchReplay(loops));
+  put('replay', await benchReplay(loops, repeats));
   process.stdout.write(`(${load()})\n\n`);
 }
 if (only.has('processor')) {

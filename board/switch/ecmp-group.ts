@@ -175,6 +175,12 @@ export class EcmpGroup {
     return n === 0 ? NONE : this.upPorts[(hash >>> 0) % n]!;
   }
 
+  /** The port serving bucket `b` of the resilient table (`select(h) === servingAt(bucketOf(h))`),
+   * -1 when no member is up. Resilient mapping only; `b` in 0..bucketCount−1. */
+  servingAt(b: number): number {
+    return this.serving[b]!;
+  }
+
   /** Bucket of a hash value (resilient), or -1 for modulo. */
   bucketOf(hash: number): number {
     if (!this.resilient) return NONE;

@@ -307,10 +307,13 @@ export class SwitchBoard {
 
   private route(d: EgressDecision, hash: number): void {
     if (this.groupVersion !== this.group.version) this.syncGroup();
+    const g = this.group;
     d.hash = hash >>> 0;
-    d.bucket = this.group.bucketOf(hash);
+    // one bucket computation: select(hash) is servingAt(bucketOf(hash)) for a resilient group
+    const b = g.bucketOf(hash);
+    d.bucket = b;
     d.rerouted = false;
-    let port = this.group.select(hash);
+    let port = b >= 0 ? g.servingAt(b) : g.select(hash);
     if (port < 0) {
       this.dropped(d, 'no_member_up');
       return;
