@@ -155,6 +155,17 @@ describe('ConsoleMux over the default shelf', () => {
     expect(t.type('\r')).toBe('\r\nslot3> ');
   });
 
+  it('with the HA part: show ha lists the node\'s roles with heartbeat and watchdog figures', async () => {
+    const r = await simEmulator({ ha: haFactory({ seed: 3 }) });
+    em = r.em;
+    r.clock.advance(3000);
+    const out = new Terminal(r.em.consoles!.mux.get('slot3')!).type('show ha\r');
+    expect(out).toMatch(/Key +Role +Epoch +Heartbeat +Watchdog +Alarms/);
+    expect(out).toMatch(/^lb1\/slot3 +active +\d+ +\d+ ms ago /m);
+    expect(out).toMatch(/^lb1\/slot4 +standby\.hot +\d+ +\d+ ms ago /m);
+    expect(new Terminal(r.em.consoles!.mux.get('shmc-b')!).type('show ha\r')).toMatch(/^shmc-b +standby\.hot +\d+ /m);
+  });
+
   it('with the HA part: reboot restarts the console once, though the node holds two roles', async () => {
     const r = await simEmulator({ ha: haFactory({ seed: 2 }) });
     em = r.em;

@@ -193,6 +193,17 @@ describe('SOL in the LAN server', () => {
     expect(console.attached).toBe(0);
   });
 
+  it('an idle session ends its SOL payload when the server expires it', async () => {
+    const { login, server, clock } = await setup();
+    const c = login();
+    c.request(0x06, 0x48, ACTIVATE());
+    expect(em!.consoles!.sol!.service.activations()).toHaveLength(1);
+    (clock as SimClock).advance(61_000);
+    server.tick(clock.now());
+    expect(em!.consoles!.sol!.service.activations()).toHaveLength(0);
+    expect(em!.consoles!.mux.get('shmc-a')!.attached).toBe(0);
+  });
+
   it('requests that cannot activate get the codes of IPMI v2.0 §24.1', async () => {
     const { login } = await setup();
     const c = login();
