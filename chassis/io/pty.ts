@@ -8,7 +8,9 @@
  * where picocom/screen/minicom attach) and relays bytes both ways. Both paths are read from
  * socat's "PTY is /dev/pts/N" notices on stderr.
  *
- * Cleanup: `close()` ends socat (SIGTERM, SIGKILL after a grace period). If the emulator dies
+ * Cleanup: socat runs in its own process group (a terminal's Ctrl-C or hang-up goes to the
+ * emulator, which closes its ports and then ends socat) and `close()` ends it (SIGTERM, SIGKILL
+ * after a grace period). If the emulator dies
  * without closing (SIGKILL), the kernel closes its end of the first PTY; because of `wait-slave`
  * socat holds no descriptor of its own on that end, so its read fails with EIO ("PTY closed"), it
  * treats that as end of file and exits — no socat is left behind (checked with socat 1.7.4). The
@@ -59,7 +61,8 @@ export function openPtyPair(o: PtyPairOptions): Promise<PtyPair> {
   const timeoutMs = o.timeoutMs ?? 10_000;
   let child: ChildProcess;
   try {
-    child = spawn(o.socat ?? 'socat', ['-d', '-d', 'pty,raw,echo=0,wait-slave', 'pty,raw,echo=0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // own process group: a Ctrl-C or hang-up of the terminal reaches the emulator, which then ends socat in order
+    child = spawn(o.socat ?? 'socat', ['-d', '-d', 'pty,raw,echo=0,wait-slave', 'pty,raw,echo=0'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   } catch (e) {
     return Promise.reject(new Error(`cannot start socat: ${(e as Error).message}`));
   }
@@ -90,7 +93,7 @@ export function openPtyPair(o: PtyPairOptions): Promise<PtyPair> {
     const paths: string[] = [];
     let stderr = '';
     let done = false;
-    let opening = false;
+    let opened: Promise<void> | undefined;
     const fail = (e: Error) => {
       if (done) return;
       done = true;
@@ -116,14 +119,18 @@ export function openPtyPair(o: PtyPairOptions): Promise<PtyPair> {
         const m = PTY_LINE.exec(line);
         if (!m) continue;
         paths.push(m[1]!);
-        if (paths.length === 1 && !opening) {
-          opening = true;
-          o.openDevice(m[1]!).catch((e: unknown) => fail(e instanceof Error ? e : new Error(String(e))));
+        if (paths.length === 1 && !opened) {
+          opened = o.openDevice(m[1]!);
+          opened.catch((e: unknown) => fail(e instanceof Error ? e : new Error(String(e))));
         } else if (paths.length === 2) {
-          done = true;
-          clearTimeout(timer);
-          log.debug({ category: 'pty', console: o.name, device: paths[0], user: paths[1], pid: child.pid }, 'PTY pair ready');
-          resolve({ devicePath: paths[0]!, userPath: paths[1]!, pid: child.pid!, exited, close });
+          // socat made the user's end once the emulator's end was open; wait for openDevice to finish too
+          void opened!.then(() => {
+            if (done) return;
+            done = true;
+            clearTimeout(timer);
+            log.debug({ category: 'pty', console: o.name, device: paths[0], user: paths[1], pid: child.pid }, 'PTY pair ready');
+            resolve({ devicePath: paths[0]!, userPath: paths[1]!, pid: child.pid!, exited, close });
+          }, () => {});
         }
       }
     });

@@ -7,7 +7,6 @@
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MockPortBinding } from '@serialport/binding-mock';
 import { SerialPort, SerialPortMock } from 'serialport';
 import { nullLogger } from '../../board/common/logger.ts';
 import { SeededRandom } from '../../board/common/random.ts';
@@ -46,7 +45,8 @@ serialContract('@serialport/binding-mock', async (): Promise<SerialRig> => {
   SerialPortMock.binding.createPort(path, { record: true });
   const port = await openConsolePort(path, em.consoles!.mux.lineSettings(fru), true);
   const link = linkSerialPort(port, em.consoles!.mux.get(fru)!, nullLogger);
-  const binding = port.port as unknown as MockPortBinding;
+  // @serialport/binding-mock's MockPortBinding (its types do not resolve under package exports)
+  const binding = port.port as unknown as { emitData(data: Buffer): void; recording: Buffer };
   return {
     em,
     fru,
