@@ -156,7 +156,11 @@ export class EmulatorHa implements HaPart {
     }
     this.unsubs.push(this.shelf.on('hotswap', (e) => this.onHotSwap(e.fru, e.from, e.to, e.cause)));
     this.unsubs.push(this.shelf.on('fru.control', (e) => {
-      if (e.option !== 'diagnostic-interrupt' && this.fabric.hasNode(e.fru)) this.resetNode(e.fru, `fru-control ${e.option}`);
+      // A board's payload restarts on any reset option; a shelf manager's HA node only on a cold
+      // reset (which the IPMI face turns into a switchover first when it is the active one).
+      if (!this.fabric.hasNode(e.fru) || e.option === 'diagnostic-interrupt') return;
+      if (this.shelf.fruConfig(e.fru).kind === 'shmc' && e.option !== 'cold-reset') return;
+      this.resetNode(e.fru, `fru-control ${e.option}`);
     }));
     if (this.stall) {
       this.unsubs.push(this.stall.onStall((s) => {
@@ -320,6 +324,7 @@ export class EmulatorHa implements HaPart {
       if (!this.heldOff.has(fru) && !c.isPowered) c.powerOn('activated');
       return;
     }
+    if (from === 4) for (const sh of this.sharesOfNode(fru)) this.display(fru, sh, 'failed', this.fabric.epochOf(fru, sh));
     if (from === 4 && PLANNED_LEAVE.has(cause)) {
       // Planned: the payload runs through M5/M6; its shares are handed over now.
       if (slot >= 0) this.leaving.add(slot);
@@ -431,6 +436,8 @@ export class EmulatorHa implements HaPart {
   /** Shows a role on the shelf (persisted, SEL). 'active.handover' is not a shelf role: skipped. */
   private display(node: string, share: string, role: WireRole, epoch: number): void {
     if (role === 'active.handover' || this.stopped) return;
+    // A FRU leaving M4 (M5/M6: its payload is going down) or out of it shows failed.
+    if (this.shelf.state(node) !== 4) role = 'failed';
     const p = this.fabric.pairOfNode(node);
     try {
       this.shelf.setRole(node, role as HaRoleName, epoch, p.cfg.kind === 'shmc' ? {} : { share });
@@ -451,7 +458,12 @@ export class EmulatorHa implements HaPart {
     if (!pair || !pair.members.includes(r.from) || !pair.members.includes(r.to)) throw new CommandError('no_standby', 'the shelf managers are not an HA pair');
     const share = pair.name;
     if (this.fabric.ownerOf(share) !== r.from) throw new CommandError('not_active', `${r.from} is not the active shelf manager`);
-    this.fabric.perform({ op: 'switchover', pair: share });
+    try {
+      this.fabric.perform({ op: 'switchover', pair: share });
+    } catch (e) {
+      if (e instanceof CommandError) throw new CommandError(e.code, `${r.to} cannot take over: ${e.code.replace(/_/g, ' ')} (${e.message})`);
+      throw e;
+    }
     // The machines finish the handover within milliseconds; the shelf address moves now.
     const epoch = Math.max(this.fabric.epochOf(r.from, share), this.fabric.epochOf(r.to, share), this.fabric.backplane(share).epochOf(share)) + 1;
     this.display(r.to, share, 'active', epoch);
@@ -471,6 +483,9 @@ export class EmulatorHa implements HaPart {
     const self = this.shelf.activeShmc() ?? shmcs[0]!;
     const peer = shmcs.find((n) => n !== self);
     const role = (n: string): HaRoleName => {
+      // The roles the shelf shows (what the shelf address follows); the machine's when none is shown.
+      const shown = this.shelf.roles(n).find((r) => r.key === n)?.role;
+      if (shown) return shown;
       if (!pair || !this.fabric.hasNode(n)) return 'failed';
       const r = this.fabric.roleOf(n, pair.name);
       return r === 'active.handover' ? 'active' : r;

@@ -163,7 +163,9 @@ describe('changing the shelf', () => {
   it('switchover: the other ShMC answers the shelf address; deactivating the active ShMC switches back', async () => {
     const s = await json<{ from: string; to: string }>('switchover');
     expect(s).toEqual({ from: 'shmc-a', to: 'shmc-b' });
-    expect(await json('shmstatus')).toMatchObject({ shelf_manager: 'shmc-b', role: 'active', peer: 'shmc-a', peer_role: 'standby.hot' });
+    // with HA the old active is standby.ready until its resync completes, then standby.hot (ha.md S02)
+    expect(await json('shmstatus')).toMatchObject({ shelf_manager: 'shmc-b', role: 'active', peer: 'shmc-a', peer_role: expect.stringMatching(/^standby\.(ready|hot)$/) });
+    await until('shmc-a hot', async () => (await json<{ peer_role: string }>('shmstatus')).peer_role === 'standby.hot');
     const a = await runClient(['ipmitool', '-I', 'lanplus', '-H', '127.0.0.1', '-p', String(emu.ipmi.port), '-U', 'admin', '-P', ADMIN_PASSWORD, '-C', '17', 'picmg', 'addrinfo']);
     expect(a.stdout).toMatch(/^Site ID {10}: 0x02$/m);
     // deactivating FRU 0 of the shelf manager (the active ShMC) is a switchover, then M4 → M6 → M1
@@ -176,6 +178,8 @@ describe('changing the shelf', () => {
     expect(refused.stderr).toMatch(/shmc-b cannot take over/);
     expect((await clia('handle', 'close', 'shmc-b')).code).toBe(0);
     await until('shmc-b in M4', async () => (await stateOf('shmc-b')) === 'M4');
+    // with HA, shmc-b boots and re-arbitrates (booting → standby.ready → standby.hot) before it is hot
+    await until('shmc-b hot', async () => (await json<{ peer_role: string }>('shmstatus')).peer_role === 'standby.hot');
     expect(await json('shmstatus')).toMatchObject({ shelf_manager: 'shmc-a', peer_role: 'standby.hot' });
   });
 });
