@@ -248,7 +248,9 @@ export class DataPlane implements DataPlanePort {
     const n = this.nActiveHubs;
     if (n <= 1) return n === 1 ? this.activeHubs[0]! : 0;
     if (this.preferredHub >= 0 && this.hubIn[this.preferredHub] === 1) return this.preferredHub;
-    return this.activeHubs[symmetricHash(pkt) % n]!;
+    const h = symmetricHash(pkt);
+    // h ≥ 0, so h & 1 is h % 2 without an integer division (the dual-star shelf has two hubs)
+    return this.activeHubs[n === 2 ? h & 1 : h % n]!;
   }
 
   // ---------------------------------------------------------------- service changes (DataPlanePort)

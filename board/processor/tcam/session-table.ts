@@ -11,14 +11,16 @@
  *     0 A        endpoint A address (IPv4) | IPv6 side-store slot
  *     1 B        endpoint B address (IPv4) | 0
  *     2 PORTS    portA << 16 | portB (0 when the key has no ports)
- *     3 META     proto | entry flags << 8 | state << 16 | key bits << 24 (v6, no-ports, client-is-B, hot ref)
+ *     3 META     proto | entry flags << 8 | state << 16 | key bits << 24 (v6, no-ports, client-is-B,
+ *                hot ref, in hot tier)
  *     4 RS       RS index | service index << 16
  *     5 HASH     key hash (32 bits)
- *     6 CREATED  ms (table time, see below)
- *     7 SEEN     last-seen ms
- *     8 HITS     packets that hit the entry after its creation (saturating)
+ *     6 SEEN     last-seen ms (table time, see below)
+ *     7 HITS     packets that hit the entry after its creation (saturating)
+ *     8 CREATED  ms
  *     9 PREV    10 NEXT   links of the entry's aging list (one LRU list per state)
  *    11 HOT      slot in the hot tier, -1 when cold
+ *   A hit touches words 0–7 only (32 bytes).
  * - The index is an open-addressing hash table (linear probing, load ≤ 0.75, backward-shift
  *   deletion, Knuth TAOCP vol. 3 §6.4 Algorithm R) of 32-bit words: entry + 1 in the low bits,
  *   then the word's probe distance from its home slot (5 bits, 31 = "31 or more"), then the top
@@ -63,9 +65,11 @@ const O_PORTS = 2;
 const O_META = 3;
 const O_RS = 4;
 const O_HASH = 5;
-const O_CREATED = 6;
-const O_SEEN = 7;
-const O_HITS = 8;
+// The words a hit reads or writes (key, RS, last-seen, hits) come first: 32 bytes, within one
+// cache line for three entries in four; creation time, LRU links and hot slot follow.
+const O_SEEN = 6;
+const O_HITS = 7;
+const O_CREATED = 8;
 const O_PREV = 9;
 const O_NEXT = 10;
 const O_HOT = 11;
@@ -75,6 +79,8 @@ const K_V6 = 1 << 24;
 const K_NOPORTS = 1 << 25;
 const K_CLIENT_B = 1 << 26;
 const K_REF = 1 << 27;
+/** Mirror of `HOT ≥ 0` (in the hot tier), so a hit needs no read of the HOT word. */
+const K_HOT = 1 << 28;
 /** Bits of META that are part of the key: protocol, family, no-ports. */
 const KEY_META = 0xff | K_V6 | K_NOPORTS;
 
@@ -660,9 +666,10 @@ export class SessionTable {
     const o = e * W;
     const hits = d[o + O_HITS]!;
     if (hits !== 0xffffffff) d[o + O_HITS] = hits + 1;
-    if (this.di[o + O_HOT]! >= 0) {
+    const meta = d[o + O_META]!;
+    if ((meta & K_HOT) !== 0) {
       this.hotHits++;
-      d[o + O_META] = (d[o + O_META]! | K_REF) >>> 0;
+      d[o + O_META] = (meta | K_REF) >>> 0;
       return;
     }
     this.coldHits++;
@@ -688,6 +695,7 @@ export class SessionTable {
           continue;
         }
         this.di[v * W + O_HOT] = -1;
+        d[vo] = (d[vo]! & ~K_HOT) >>> 0;
         d[v * W + O_HITS] = 0;
         this.demotions++;
         slot = this.hand++;
@@ -696,7 +704,7 @@ export class SessionTable {
     }
     ring[slot] = e;
     this.di[e * W + O_HOT] = slot;
-    d[e * W + O_META] = (d[e * W + O_META]! | K_REF) >>> 0;
+    d[e * W + O_META] = (d[e * W + O_META]! | K_REF | K_HOT) >>> 0;
     this.promotions++;
   }
 
@@ -709,6 +717,7 @@ export class SessionTable {
       this.di[moved * W + O_HOT] = s;
     }
     this.di[e * W + O_HOT] = -1;
+    this.d[e * W + O_META] = (this.d[e * W + O_META]! & ~K_HOT) >>> 0;
   }
 
   // ------------------------------------------------------------------ aging
