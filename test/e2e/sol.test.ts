@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHeadless, TEST_ADMIN, type HeadlessEmulator } from '../support/headless.ts';
 import { runClient } from '../support/ipmi-golden.ts';
 
@@ -35,7 +35,7 @@ const base = () => ['-I', 'lanplus', '-H', '127.0.0.1', '-p', String(emu.ipmi.po
 const tcl = (s: string) => `{${s}}`;
 
 /** Runs an expect script; resolves with its exit code and everything it printed. */
-function runExpect(script: string, timeoutMs = 60_000): Promise<{ code: number | null; out: string }> {
+function runExpect(script: string, timeoutMs = 100_000): Promise<{ code: number | null; out: string }> {
   const file = join(dir, `s${Math.random().toString(36).slice(2)}.exp`);
   writeFileSync(file, script);
   return new Promise((resolve, reject) => {
@@ -63,7 +63,7 @@ function solScript(args: string[], after: string[], prompt: string, steps: Array
   const fail = (what: string) => `\n  timeout { puts "FAIL: ${what}"; exit 10 }\n  eof { puts "FAIL: eof at ${what}"; exit 11 }\n`;
   return `
 log_user 1
-set timeout 15
+set timeout 30
 spawn ipmitool ${[...args, 'sol', 'activate', ...after].map(tcl).join(' ')}
 set sol $spawn_id
 expect {\n  "SOL Session operational" {} ${fail('activation')} }
@@ -87,7 +87,14 @@ async function activeInstances(target: string[] = []): Promise<string> {
   return r.stdout.trim();
 }
 
-describe('ipmitool sol against the shelf', () => {
+// A failed test must not leave a console's SOL payload held by a dead ipmitool's session (it
+// would stay active until the session's idle timeout): an administrator ends every payload.
+afterEach(async () => {
+  for (const target of [[], ['-t', '0x86', '-b', '0'], ['-t', '0x8c', '-b', '0']]) await runClient(['ipmitool', ...base(), ...target, 'sol', 'deactivate']);
+  await runClient(['ipmitool', ...base(), 'sol', 'deactivate', 'instance=4']);
+});
+
+describe('ipmitool sol against the shelf', { timeout: 150_000 }, () => {
   for (const suite of ['17', '3']) {
     it(`-C ${suite} sol activate: the active ShMC's console answers show version; ~. ends it cleanly`, async () => {
       const r = await runExpect(solScript([...base(), '-C', suite], [], 'shmc-a>', [{ send: 'show version', expect: 'Firmware: +2\\.10 \\(atcasim IPMC\\)' }]));
