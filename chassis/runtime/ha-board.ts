@@ -521,12 +521,13 @@ export class BoardDataModel implements HaDataModel {
   sink(node: string, share: string): SessionSink {
     const b = this.board(node)!;
     const st = this.store(node, share);
+    const scratch = newSessionRecord(); // importSession copies it into the table
     return {
       upsert: (records) => {
         const now = this.clock.now();
         for (const r of records) {
           if (!r.payload) continue;
-          const rec = decodePayload(r, now);
+          const rec = decodePayload(r, now, scratch);
           if (!rec) continue;
           if (b.importSession(share, rec, now)) st.held.set(r.key, r.payload);
         }
@@ -537,7 +538,7 @@ export class BoardDataModel implements HaDataModel {
           const p = st.held.get(k);
           if (!p) continue;
           st.held.delete(k);
-          const rec = decodePayload({ key: k, createdAt: now, sessions: 1, size: p.length, payload: p }, now);
+          const rec = decodePayload({ key: k, createdAt: now, sessions: 1, size: p.length, payload: p }, now, scratch);
           if (rec) b.deleteStandbySession(share, rec);
         }
       },
@@ -651,10 +652,10 @@ function encodePayload(r: SessionRecord, refMs: number): Uint8Array {
  * Decodes a synced record's payload on the receiver; the creation time comes from the record's
  * age on the wire (exact), last-seen keeps its distance to creation. Null for a malformed payload.
  */
-function decodePayload(r: SyncRecord, now: number): SessionRecord | null {
+function decodePayload(r: SyncRecord, now: number, into: SessionRecord = newSessionRecord()): SessionRecord | null {
   if (!r.payload) return null;
   try {
-    const rec = decodeSessionRecord(r.payload, 0, now).value;
+    const rec = decodeSessionRecord(r.payload, 0, now, into).value;
     const idle = Math.max(0, rec.lastSeenMs - rec.createdMs);
     rec.createdMs = r.createdAt;
     rec.lastSeenMs = r.createdAt + idle;

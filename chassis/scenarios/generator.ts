@@ -8,7 +8,7 @@
  * segment every `keepalive` (default 1 s) while it lasts, then FIN+ACK both ways and a last ACK
  * (TIME_WAIT). New flows arrive at `flows_per_s` (evenly spaced, ±50 % jitter); durations are
  * log-normal with the given median (σ = 1.2, the HA count model's distribution), clipped to
- * [100 ms, max]. Every flow has its own 5-tuple: client 10.64.0.0/10 address and port from the
+ * [100 ms, max]. Time stamps have 1 ms resolution. Every flow has its own 5-tuple: client 10.64.0.0/10 address and port from the
  * flow number, VIP 192.0.2.1–8 port 80. Deterministic for a seed. No I/O; frames are written into
  * one reused buffer (the reader contract of CaptureRecord: valid during the callback only).
  */
@@ -44,56 +44,20 @@ interface Ev {
   end: number;
 }
 
-/** Min-heap of events by time (then flow, then step: deterministic). */
-class Heap {
-  private a: Ev[] = [];
-  get size(): number {
-    return this.a.length;
-  }
-  peek(): Ev | undefined {
-    return this.a[0];
-  }
-  private less(x: Ev, y: Ev): boolean {
-    return x.t < y.t || (x.t === y.t && (x.flow < y.flow || (x.flow === y.flow && x.step < y.step)));
-  }
-  push(e: Ev): void {
-    const a = this.a;
-    let i = a.length;
-    a.push(e);
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.less(e, a[p]!)) break;
-      a[i] = a[p]!;
-      i = p;
-    }
-    a[i] = e;
-  }
-  pop(): Ev | undefined {
-    const a = this.a;
-    const top = a[0];
-    const last = a.pop();
-    if (a.length && last) {
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= a.length) break;
-        const r = l + 1;
-        const m = r < a.length && this.less(a[r]!, a[l]!) ? r : l;
-        if (!this.less(a[m]!, last)) break;
-        a[i] = a[m]!;
-        i = m;
-      }
-      a[i] = last;
-    }
-    return top;
-  }
+/** Event order within a millisecond: time, then flow, then step (deterministic). */
+function before(x: Ev, y: Ev): number {
+  return x.t - y.t || x.flow - y.flow || x.step - y.step;
 }
 
 /** The feed: generates frames on demand for a handler. */
 class GeneratorFeed implements PacketFeed {
   private readonly rec = new CaptureRecord();
   private readonly frame = new Uint8Array(14 + 20 + 20 + 64);
-  private readonly heap = new Heap();
+  /** Pending events by the millisecond they fall in (a calendar queue: O(1) per event). */
+  private readonly buckets = new Map<number, Ev[]>();
+  private cur = 0;
+  private curList: Ev[] | null = null;
+  private curIdx = 0;
   private random: SeededRandom;
   private nextFlow = 0;
   private nextArrival = 0;
@@ -118,14 +82,42 @@ class GeneratorFeed implements PacketFeed {
 
   pump(): 'paused' | 'eof' {
     for (;;) {
-      const head = this.heap.peek();
-      if (!head || head.t >= this.nextArrival) {
-        this.arrive();
+      if (!this.curList) {
+        while (this.nextArrival < this.cur + 1) this.arrive();
+        const b = this.buckets.get(this.cur);
+        if (!b) {
+          this.cur++;
+          continue;
+        }
+        b.sort(before);
+        this.curList = b;
+        this.curIdx = 0;
+      }
+      if (this.curIdx >= this.curList.length) {
+        this.buckets.delete(this.cur);
+        this.curList = null;
+        this.cur++;
         continue;
       }
-      const ev = this.heap.pop()!;
+      const ev = this.curList[this.curIdx++]!;
       if (this.emit(ev) === false) return 'paused';
     }
+  }
+
+  /** Queues an event (at or after the current millisecond). */
+  private schedule(ev: Ev): void {
+    const ms = Math.floor(ev.t);
+    if (ms === this.cur && this.curList) {
+      // Into the part of the current millisecond not yet emitted, in order.
+      const l = this.curList;
+      let i = l.length;
+      while (i > this.curIdx && before(l[i - 1]!, ev) > 0) i--;
+      l.splice(i, 0, ev);
+      return;
+    }
+    let b = this.buckets.get(ms);
+    if (!b) this.buckets.set(ms, (b = []));
+    b.push(ev);
   }
 
   rewind(): void {
@@ -133,6 +125,10 @@ class GeneratorFeed implements PacketFeed {
     this.random = new SeededRandom(this.c.seed);
     this.nextFlow = 0;
     this.nextArrival = 0;
+    this.buckets.clear();
+    this.cur = 0;
+    this.curList = null;
+    this.curIdx = 0;
   }
 
   close(): void {}
@@ -146,7 +142,7 @@ class GeneratorFeed implements PacketFeed {
   private arrive(): void {
     const t = this.nextArrival;
     const flow = this.nextFlow++;
-    this.heap.push({ t, flow, step: 0, end: t + this.duration() });
+    this.schedule({ t, flow, step: 0, end: t + this.duration() });
     this.nextArrival = t + this.interval * (0.5 + this.random.next());
   }
 
@@ -202,8 +198,10 @@ class GeneratorFeed implements PacketFeed {
         break;
     }
     const len = this.write(ev.flow, fromClient, flags, payload);
-    if (again) this.heap.push(ev);
-    const ms = this.epoch + t;
+    if (again) this.schedule(ev);
+    // Time stamps at 1 ms resolution (a capture's usual precision): packets of the same millisecond
+    // are paced together, one timer for all of them.
+    const ms = this.epoch + Math.round(t);
     const rec = this.rec;
     rec.number = ++this.packets;
     const sec = Math.floor(ms / 1000);
