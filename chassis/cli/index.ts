@@ -19,6 +19,8 @@ export async function registerAll(program: Command, ctx: CliContext): Promise<vo
     import('./replay.ts'),
     import('./scenario.ts'),
     import('./chaos.ts'),
+    import('./shelf.ts'),
+    import('./shmc.ts'),
   ];
   for (const m of await Promise.all(modules)) m.register(program, ctx);
 }

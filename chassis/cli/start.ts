@@ -41,6 +41,7 @@ import { haFactory } from '../runtime/ha-part.ts';
 import { logEmulatorEvents } from '../runtime/event-log.ts';
 import { statsLine } from '../runtime/stats-line.ts';
 import type { CliContext } from './context.ts';
+import { SplitSetup } from './split-setup.ts';
 
 /** Options as commander hands them over. */
 export interface StartOptions {
@@ -64,6 +65,12 @@ export interface StartOptions {
   stdinCommands?: boolean;
   /** `--no-ha` sets false: no HA pairs (switchover and hang answer "not available"). */
   ha?: boolean;
+  /** `--split` (issue 7, docs/split.md): the ShMC pair as two `atcasim shmc` processes on the shelf bus. */
+  split?: boolean;
+  /** Split: bus address [127.0.0.1:0]. Set by `atcasim shelf --listen`. */
+  splitListen?: { host: string; port: number };
+  /** Split: start both shmc processes [true]; `atcasim shelf` waits for the user's instead. */
+  splitSpawn?: boolean;
 }
 
 function intArg(name: string, min: number, max: number) {
@@ -116,6 +123,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--admin-user <name>', 'first start: administrator name (default admin)')
     .option('--admin-password <pw>', 'first start: administrator password (else $ATCASIM_ADMIN_PASSWORD, else a random one printed once)')
     .option('--no-ha', 'run without the HA pairs (no arbitration, watchdogs or session sync)')
+    .option('--split', 'run the shelf-manager pair as two `atcasim shmc` processes (kill -9 / kill -STOP them; docs/split.md)')
     .option('--stdin-commands', 'headless: read operator commands (open-handle slot3, fault slot5, …) from stdin, one per line; each is answered with a JSON "command" line after it committed')
     .action(async (o: StartOptions) => {
       ctx.setExit(await runStart(o, ctx));
@@ -201,6 +209,17 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
   const clock = new SystemClock();
   const t0 = clock.now();
   const platform = { clock, log, random: new SeededRandom(Date.now() >>> 0) };
+  // --split (issue 7): the ShMC pair runs in two shmc processes on the shelf bus (docs/split.md).
+  const split = o.split
+    ? new SplitSetup({
+        log,
+        clock,
+        listen: o.splitListen ?? { host: '127.0.0.1', port: 0 },
+        spawnShmcs: o.splitSpawn !== false,
+        dbPath,
+        ...((o.adminPassword ?? process.env.ATCASIM_ADMIN_PASSWORD) ? { adminPassword: o.adminPassword ?? process.env.ATCASIM_ADMIN_PASSWORD } : {}),
+      })
+    : undefined;
   const listen: IpmiListen = async (server, s) => {
     const a = new UdpIpmiAdapter(server, { host: s.bind, port: s.port, clock, log });
     const b = await a.start();
@@ -231,12 +250,12 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
           ...(o.ipmiCipherSuites !== undefined ? { cipherSuites: o.ipmiCipherSuites } : {}),
           ...(o.ipmiInsecureCipher0 ? { insecureCipher0: true } : {}),
         },
-        listen,
+        listen: split ? split.listen : listen,
       },
       // serial consoles on socat PTYs, linked at $XDG_RUNTIME_DIR/atcasim/<fru> (else beside the database)
       consoles: { expose: ptyConsoleExpose(consoleLinkDir(dbPath), log) },
       // the redundant pairs (issue 6): wall clock, stalls of the whole process compensated
-      ...(o.ha !== false ? { ha: haFactory({ wallClock: true }) } : {}),
+      ...(o.ha !== false || split ? { ha: split ? split.haFactory(haFactory({ wallClock: true })) : haFactory({ wallClock: true }) } : {}),
     });
   } catch (e) {
     // Emulator.start closed the store (ownsStore) and stopped what it had started.
@@ -246,6 +265,16 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
     return fail(m);
   }
 
+  if (split) {
+    try {
+      await split.launch(em);
+    } catch (e) {
+      log.error({ category: 'startup', err: String(e) }, 'split shelf: start-up failed');
+      await split.stop();
+      await em.stop();
+      return fail(`split shelf: ${(e as Error).message}`);
+    }
+  }
   const r = em.resolved;
   log.info(
     { category: 'startup', db: dbPath, config: r.source, origin: r.origin, replaced: r.replaced, session_capacity: em.dataPlane.sessionCapacity, traffic: label },
@@ -276,6 +305,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
       for (const c of onClose) c();
       void (async () => {
         unlog();
+        await split?.stop();
         await em.stop();
         events.info({ event: 'shutdown', reason, uptime_s: Math.round((clock.now() - t0) / 100) / 10 }, `stopped (${reason}); database closed`);
         loggers.flush();
@@ -298,7 +328,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
       (sig) => log.warn({ category: 'shutdown', signal: sig }, 'already shutting down'),
     );
     if (o.headless) {
-      events.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, db: dbPath }, 'ready');
+      events.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, db: dbPath, ...(split ? split.readyFields() : {}) }, 'ready');
       const stats = () => {
         em.sampleTraffic();
         events.info(statsLine(em.view(), clock.now() - t0), 'stats');
@@ -333,7 +363,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
         });
         tui = app;
         app.start();
-        log.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, tui: true }, 'ready');
+        log.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, tui: true, ...(split ? split.readyFields() : {}) }, 'ready');
       })
       .catch((e: unknown) => {
         log.error({ category: 'tui', err: String(e) }, 'the TUI could not start');

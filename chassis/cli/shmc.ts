@@ -1,0 +1,268 @@
+/**
+ * `atcasim shmc` — one shelf manager of the split shelf (issue 7; docs/split.md):
+ *
+ *   atcasim shmc --node a|b --shelf HOST:PORT --peer-listen HOST:PORT --peer HOST:PORT
+ *                --ipmi-port PORT --maint-port PORT --db FILE --admin-password PW
+ *                [--log-file FILE] [--log-level LEVEL]
+ *
+ * The wall-clock edge of chassis/split/shmc-node.ts: it opens its own SQLite database, the UDP
+ * socket to the peer (heartbeats, session sync, management-state mirror), the maintenance port,
+ * and the bus connection to the shelf (registration with its flags, lines, watchdog, relayed IPMI);
+ * it binds the shelf address (`--ipmi-port`, UDP) only while it is the active ShMC. JSON log lines
+ * go to stdout (or --log-file). Losing the bus is losing power: the process exits (status 3).
+ * SIGTERM / SIGINT stop it cleanly (exit 0). Exit 2: bad flags, a port or database that cannot be
+ * used, a shelf that cannot be reached or refuses the registration.
+ */
+import type { Command } from 'commander';
+import { createSocket, type Socket } from 'node:dgram';
+import { SeededRandom } from '../../board/common/random.ts';
+import { resolveHaConfig } from '../ha/ha-config.ts';
+import type { HaConfig } from '../ha/ha-config.ts';
+import { StallCompensatedClock } from '../ha/stall-clock.ts';
+import { createLoggers, isLogLevel } from '../io/logger.ts';
+import { onShutdownSignals } from '../io/signals.ts';
+import { connectBus, type BusClient } from '../io/split-bus.ts';
+import { listenMaint } from '../io/shmc-maint.ts';
+import { ShmcStore } from '../io/shmc-store.ts';
+import { SystemClock } from '../io/system-clock.ts';
+import type { ToShmc } from '../split/bus-codec.ts';
+import { parseShmcArgv, shmcArgv, type ShmcFlags } from '../split/shmc-flags.ts';
+import { ShmcRuntime } from '../split/shmc-node.ts';
+import type { CliContext } from './context.ts';
+
+const FLAG_NAMES = ['node', 'shelf', 'peerListen', 'peer', 'ipmiPort', 'maintPort', 'db', 'adminPassword', 'logFile', 'logLevel'] as const;
+const kebab = (s: string) => `--${s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Retries `fn` while it fails with EADDRINUSE (the previous incarnation's port is being freed), up to `ms`. */
+async function retryInUse<T>(fn: () => Promise<T>, ms = 5000): Promise<T> {
+  const t0 = performance.now();
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || performance.now() - t0 > ms) throw e;
+      await sleep(50);
+    }
+  }
+}
+
+function bindUdp(host: string, port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = createSocket({ type: host.includes(':') ? 'udp6' : 'udp4' });
+    s.once('error', (e) => {
+      s.close();
+      reject(e);
+    });
+    s.bind(port, host, () => {
+      s.removeAllListeners('error');
+      resolve(s);
+    });
+  });
+}
+
+/** Registers the verb. */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('shmc')
+    .description('run one shelf manager of the split shelf (atcasim start --split runs two; docs/split.md)')
+    .requiredOption('--node <a|b>', 'which ShMC: a (shmc-a) or b (shmc-b)')
+    .requiredOption('--shelf <host:port>', 'the shelf process\'s bus address (atcasim shelf --listen)')
+    .requiredOption('--peer-listen <host:port>', 'UDP address for heartbeats, sync and mirroring from the peer')
+    .requiredOption('--peer <host:port>', 'the peer ShMC\'s --peer-listen address')
+    .requiredOption('--ipmi-port <port>', 'the shelf address (UDP), bound while this ShMC is active')
+    .requiredOption('--maint-port <port>', 'maintenance port (TCP, JSON lines: status for clia shmstatus --maint)')
+    .requiredOption('--db <file>', 'this ShMC\'s own database')
+    .requiredOption('--admin-password <pw>', 'administrator password (control operations on the maintenance port)')
+    .option('--log-file <file>', 'log to this file instead of stdout')
+    .option('--log-level <level>', 'log verbosity (info)')
+    .action(async (o: Record<string, string>) => {
+      const argv: string[] = [];
+      for (const k of FLAG_NAMES) if (o[k] !== undefined) argv.push(kebab(k), String(o[k]));
+      let flags: ShmcFlags;
+      try {
+        flags = parseShmcArgv(argv);
+      } catch (e) {
+        ctx.stderr.write(`atcasim shmc: ${(e as Error).message}\n`);
+        ctx.setExit(2);
+        return;
+      }
+      ctx.setExit(await runShmc(flags, ctx));
+    });
+}
+
+/**
+ * Runs one ShMC until it is stopped or loses the bus.
+ * @returns exit status (0 stopped by a signal, 2 start-up error, 3 bus lost)
+ */
+export async function runShmc(f: ShmcFlags, ctx: CliContext): Promise<number> {
+  const node = `shmc-${f.node}` as const;
+  const fail = (m: string) => {
+    ctx.stderr.write(`atcasim shmc (${node}): ${m}\n`);
+    return 2;
+  };
+  const level = f.logLevel && isLogLevel(f.logLevel) ? f.logLevel : 'info';
+  const loggers = createLoggers({ level, destination: f.logFile ? { kind: 'file', path: f.logFile } : { kind: 'stdout' } });
+  const log = loggers.log.child({ node });
+  let store: ShmcStore;
+  try {
+    store = new ShmcStore(f.db);
+  } catch (e) {
+    return fail(`database ${f.db}: ${(e as Error).message}`);
+  }
+  const closers: Array<() => void | Promise<void>> = [() => store.close()];
+  const cleanup = async () => {
+    for (const c of closers.reverse()) {
+      try {
+        await c();
+      } catch {
+        // closing what is already closed
+      }
+    }
+  };
+
+  let peerSock: Socket;
+  try {
+    peerSock = await retryInUse(() => bindUdp(f.peerListen.host, f.peerListen.port));
+  } catch (e) {
+    await cleanup();
+    return fail(`--peer-listen ${f.peerListen.host}:${f.peerListen.port}: ${(e as Error).message}`);
+  }
+  closers.push(() => {
+    peerSock.close();
+  });
+
+  let runtime: ShmcRuntime | undefined;
+  let maint: { port: number; close(): Promise<void> };
+  try {
+    maint = await retryInUse(() =>
+      listenMaint(f.shelf.host, f.maintPort, {
+        status: () => ({ ...(runtime?.status() ?? { node, role: 'booting' }), pid: process.pid, ipmi_port: f.ipmiPort, shelf_address_bound: runtime?.shelfAddressBound ?? false, garbage: runtime?.garbage ?? 0 }),
+        blockHeartbeats: (on) => runtime?.blockHeartbeats(on),
+        passwordOk: (pw) => pw === f.adminPassword,
+      }),
+    );
+  } catch (e) {
+    await cleanup();
+    return fail(`--maint-port ${f.maintPort}: ${(e as Error).message}`);
+  }
+  closers.push(() => maint.close());
+
+  // Bus: register, wait for the welcome.
+  let welcome: (m: ToShmc) => void = () => {};
+  const welcomed = new Promise<ToShmc>((r) => (welcome = r));
+  let busLost: () => void = () => {};
+  const lost = new Promise<void>((r) => (busLost = r));
+  let bus: BusClient;
+  try {
+    bus = await connectBus(f.shelf.host, f.shelf.port, {
+      message: (m) => {
+        if (m.t === 'welcome' || m.t === 'refused') welcome(m);
+        else runtime?.onBus(m);
+      },
+      close: () => busLost(),
+      garbage: (err) => log.warn({ category: 'bus-garbage', err }, 'bus line refused'),
+    });
+  } catch (e) {
+    await cleanup();
+    return fail(`cannot reach the shelf at ${f.shelf.host}:${f.shelf.port}: ${(e as Error).message}`);
+  }
+  closers.push(() => bus.close());
+  bus.send({ t: 'hello', node, pid: process.pid, argv: shmcArgv(f) });
+  const first = await Promise.race([welcomed, lost.then(() => undefined), sleep(10_000).then(() => null)]);
+  if (!first || first.t !== 'welcome') {
+    await cleanup();
+    return fail(first === undefined ? 'the shelf closed the bus' : first === null ? 'no welcome from the shelf within 10 s' : `the shelf refused the registration: ${(first as { reason: string }).reason}`);
+  }
+
+  let cfg;
+  try {
+    cfg = resolveHaConfig(first.ha as Partial<HaConfig>);
+  } catch (e) {
+    await cleanup();
+    return fail(`the shelf's HA timing is unusable: ${(e as Error).message}`);
+  }
+  const base = new SystemClock();
+  const clock = new StallCompensatedClock(base, cfg.globalStallMs);
+  closers.push(() => clock.dispose());
+
+  // The shelf address, bound while active.
+  let ipmiSock: Socket | undefined;
+  let wantBound = false;
+  const bindShelfAddress = async () => {
+    while (wantBound && !ipmiSock) {
+      try {
+        const s = await bindUdp(f.shelf.host, f.ipmiPort);
+        if (!wantBound) {
+          s.close();
+          return;
+        }
+        ipmiSock = s;
+        s.on('message', (msg, rinfo) => runtime?.onIpmiDatagram(msg, rinfo.address, rinfo.port));
+        s.on('error', (e) => log.warn({ category: 'socket-error', err: e.message }, 'shelf address socket error'));
+        log.info({ category: 'listening', port: f.ipmiPort }, `shelf address ${f.shelf.host}:${f.ipmiPort} bound`);
+      } catch (e) {
+        // The previous active (stopped, being reset) may still hold it: try again shortly.
+        log.debug({ category: 'listening', err: (e as Error).message }, 'shelf address not free yet');
+        await sleep(25);
+      }
+    }
+  };
+  closers.push(() => {
+    wantBound = false;
+    ipmiSock?.close();
+  });
+
+  runtime = new ShmcRuntime({
+    node,
+    cfg,
+    clock,
+    random: new SeededRandom((process.pid * 2654435761) >>> 0),
+    log,
+    wallNow: () => Date.now(),
+    bus: (m) => bus.send(m),
+    sendPeer: (bytes) => peerSock.send(bytes, f.peer.port, f.peer.host),
+    shelfAddress: (b) => {
+      wantBound = b;
+      if (b) void bindShelfAddress();
+      else if (ipmiSock) {
+        ipmiSock.close();
+        ipmiSock = undefined;
+        log.info({ category: 'listening', port: f.ipmiPort }, 'shelf address released');
+      }
+    },
+    sendIpmi: (address, port, datagrams) => {
+      for (const d of datagrams) ipmiSock?.send(d, port, address);
+    },
+    state: store,
+  });
+  const rt = runtime;
+  closers.push(() => rt.stop());
+  peerSock.on('message', (msg) => rt.onPeerDatagram(msg));
+  peerSock.on('error', (e) => log.warn({ category: 'socket-error', err: e.message }, 'peer socket error'));
+  clock.onStall((s) => {
+    log.warn({ category: 'global-stall', gap_ms: Math.round(s.gapMs) }, 'process stalled: HA timers compensated');
+    rt.rebase();
+  });
+  rt.start();
+  loggers.events.info({ event: 'ready', node, pid: process.pid, maint: maint.port, peer_listen: `${f.peerListen.host}:${f.peerListen.port}`, ipmi_port: f.ipmiPort }, 'ready');
+
+  const code = await new Promise<number>((resolve) => {
+    const off = onShutdownSignals((sig) => {
+      off();
+      log.info({ category: 'shutdown', signal: sig }, 'stopping');
+      resolve(0);
+    });
+    void lost.then(() => {
+      off();
+      log.warn({ category: 'shutdown' }, 'bus to the shelf lost (power lost): exiting');
+      resolve(3);
+    });
+  });
+  await cleanup();
+  loggers.flush();
+  return code;
+}

@@ -1,0 +1,131 @@
+/**
+ * Starting, killing and restarting shelf-manager processes for the split shelf (issue 7).
+ *
+ * The only command ever run is this installation's own entry point with the verb `shmc` and flags
+ * that pass `parseShmcArgv` (chassis/split/shmc-flags.ts): `node bin/atcasim.mjs shmc --node …`.
+ * A restart (the shelf's watchdog reset) kills the old process with SIGKILL, waits until it is gone
+ * (its UDP and TCP ports are free again), then starts the same command. A process the supervisor
+ * did not start (a ShMC the user ran by hand) is killed only if /proc/PID/cmdline shows it is an
+ * `shmc` of the same node. Each child's stdout/stderr go to `<its --db>.log` (or its --log-file).
+ * `stopAll` ends every child it started (SIGCONT first, so a stopped one can die, then SIGTERM,
+ * SIGKILL after a grace period).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '../../board/common/logger.ts';
+import { parseShmcArgv } from '../split/shmc-flags.ts';
+import type { ShmcRegistration } from '../split/split-shelf.ts';
+import { ensureParentDir } from './data-dir.ts';
+
+/** Absolute path of the atcasim entry point (bin/atcasim.mjs). */
+export const ATCASIM_ENTRY = fileURLToPath(new URL('../../bin/atcasim.mjs', import.meta.url));
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => globalThis.setTimeout(r, ms));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** True when /proc says `pid` runs `atcasim shmc --node X` (Linux; false where /proc is missing). */
+function isShmcProcess(pid: number, node: string): boolean {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const i = args.indexOf('--node');
+    return args.includes('shmc') && i >= 0 && `shmc-${args[i + 1]}` === node;
+  } catch {
+    return false;
+  }
+}
+
+/** See the module header. */
+export class ShmcSupervisor {
+  private readonly children = new Map<number, ChildProcess>();
+  private stopping = false;
+
+  constructor(private readonly log: Logger) {}
+
+  /**
+   * Starts `atcasim shmc ARGV`.
+   * @returns the child process
+   * @throws CommandError('bad_flag') when the flags do not pass the check (nothing is started)
+   */
+  spawn(argv: readonly string[]): ChildProcess {
+    const f = parseShmcArgv(argv);
+    const logFile = f.logFile ?? `${f.db}.log`;
+    ensureParentDir(logFile);
+    const fd = openSync(logFile, 'a');
+    const child = spawn(process.execPath, [ATCASIM_ENTRY, 'shmc', ...argv], { stdio: ['ignore', fd, fd], env: { ...process.env } });
+    closeSync(fd);
+    if (child.pid !== undefined) {
+      const pid = child.pid;
+      this.children.set(pid, child);
+      child.once('exit', (code, signal) => {
+        this.children.delete(pid);
+        if (!this.stopping) this.log.info({ category: 'shmc-process', pid, node: `shmc-${f.node}`, code, signal }, `shmc-${f.node} (pid ${pid}) exited`);
+      });
+    }
+    return child;
+  }
+
+  /** Kills a ShMC with SIGKILL and waits until it is gone (at most `waitMs`). Never throws. */
+  async kill(reg: ShmcRegistration, waitMs = 3000): Promise<void> {
+    const child = this.children.get(reg.pid);
+    try {
+      if (child) {
+        const gone = new Promise<void>((r) => child.once('exit', () => r()));
+        child.kill('SIGKILL');
+        await Promise.race([gone, sleep(waitMs)]);
+        return;
+      }
+      if (!isShmcProcess(reg.pid, reg.node)) {
+        this.log.warn({ category: 'shmc-process', pid: reg.pid, node: reg.node }, `pid ${reg.pid} is not ${reg.node}'s shmc process: not killed`);
+        return;
+      }
+      process.kill(reg.pid, 'SIGKILL');
+      const t0 = performance.now();
+      while (alive(reg.pid) && isShmcProcess(reg.pid, reg.node) && performance.now() - t0 < waitMs) await sleep(20);
+    } catch (e) {
+      this.log.warn({ category: 'shmc-process', pid: reg.pid, err: String(e) }, 'kill failed');
+    }
+  }
+
+  /** Power cycle: kill, wait, start again with the registered flags. Never throws. */
+  async restart(reg: ShmcRegistration): Promise<void> {
+    await this.kill(reg);
+    if (this.stopping) return;
+    try {
+      const c = this.spawn(reg.argv);
+      this.log.warn({ category: 'shmc-process', node: reg.node, old_pid: reg.pid, pid: c.pid }, `${reg.node} restarted (pid ${c.pid})`);
+    } catch (e) {
+      this.log.error({ category: 'shmc-process', node: reg.node, err: String(e) }, `${reg.node} could not be restarted`);
+    }
+  }
+
+  /** PIDs of the running children. */
+  pids(): number[] {
+    return [...this.children.keys()];
+  }
+
+  /** Ends every child (SIGCONT, SIGTERM, then SIGKILL after `graceMs`). */
+  async stopAll(graceMs = 2000): Promise<void> {
+    this.stopping = true;
+    const all = [...this.children.values()];
+    const exits = all.map((c) => new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r()))));
+    for (const c of all) {
+      c.kill('SIGCONT');
+      c.kill('SIGTERM');
+    }
+    const done = Promise.all(exits);
+    await Promise.race([done, sleep(graceMs)]);
+    for (const c of all) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await Promise.race([done, sleep(1000)]);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * A shelf manager's own SQLite database (`atcasim shmc --db FILE`, issue 7): the management state
+ * it holds and mirrors (today the SEL records the shelf reported, by record ID) and its activation
+ * epoch (a fencing token that survives restarts). WAL with synchronous = FULL: a record counts as
+ * committed (and is acknowledged to the active ShMC) only once it is on disk.
+ *
+ * Refuses a file of another application (PRAGMA application_id is not 'ASHM') with a clear error.
+ */
+import Database from 'better-sqlite3';
+import { ensureParentDir } from './data-dir.ts';
+import type { ShmcStatePort } from '../split/shmc-node.ts';
+
+/** application_id of a ShMC database: 'ASHM'. */
+export const SHMC_APPLICATION_ID = 0x4153484d;
+
+/** See the module header. */
+export class ShmcStore implements ShmcStatePort {
+  private readonly db: Database.Database;
+  private readonly put: Database.Statement;
+  private readonly all: Database.Statement;
+  private readonly getMeta: Database.Statement;
+  private readonly setMeta: Database.Statement;
+
+  /**
+   * Opens or creates the database.
+   * @throws Error('… is not a shelf-manager database') for a foreign SQLite file, and what
+   *   better-sqlite3 throws for an unusable file
+   */
+  constructor(readonly file: string) {
+    ensureParentDir(file);
+    this.db = new Database(file);
+    const appId = this.db.pragma('application_id', { simple: true }) as number;
+    const tables = (this.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n;
+    if (appId !== SHMC_APPLICATION_ID && (appId !== 0 || tables > 0)) {
+      this.db.close();
+      throw new Error(`${file} is not a shelf-manager database (application_id ${appId}); use another --db FILE`);
+    }
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.exec('CREATE TABLE IF NOT EXISTS sel (id INTEGER PRIMARY KEY, data TEXT NOT NULL); CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);');
+    this.db.pragma(`application_id = ${SHMC_APPLICATION_ID}`);
+    this.put = this.db.prepare('INSERT OR REPLACE INTO sel (id, data) VALUES (?, ?)');
+    this.all = this.db.prepare('SELECT id, data FROM sel ORDER BY id');
+    this.getMeta = this.db.prepare('SELECT v FROM meta WHERE k = ?');
+    this.setMeta = this.db.prepare('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)');
+  }
+
+  putSel(id: number, data: string): void {
+    this.put.run(id, data);
+  }
+
+  allSel(): Array<{ id: number; data: string }> {
+    return this.all.all() as Array<{ id: number; data: string }>;
+  }
+
+  epoch(): number {
+    const r = this.getMeta.get('epoch') as { v: string } | undefined;
+    return r ? Number(r.v) || 0 : 0;
+  }
+
+  setEpoch(epoch: number): void {
+    this.setMeta.run('epoch', String(epoch));
+  }
+
+  /** Closes the database. */
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,522 @@
+/**
+ * One shelf manager of the split shelf (`atcasim shmc`, issue 7) without its sockets: the existing
+ * pair-member machine and NodeController (chassis/ha) for the ShMC pair's one share 'shmc', with
+ *
+ * - the backplane lines and the IPMI watchdog reached over the local bus (the shelf process holds
+ *   them: `BusBackplane`, `BusWatchdog`);
+ * - heartbeats and session sync (the ShMC share carries no sessions: the sync engine only runs its
+ *   bulk handshake, which turns a standby hot) as UDP datagrams to the peer (`sendPeer`), and a
+ *   switch that drops heartbeat datagrams only, both ways (`blockHeartbeats`);
+ * - the management-state mirror (mirror.ts): SEL records the shelf reports to the active ShMC are
+ *   committed to its own database and mirrored to the standby; IPMI answers wait for the standby's
+ *   commit while it is hot;
+ * - the shelf address: `shelfAddress(true)` is asked when the node turns active (the I/O side binds
+ *   the UDP port and relays datagrams to the shelf's IPMI layer over the bus), false when it leaves;
+ * - the takeover figures the maintenance port reports (`status()`).
+ *
+ * Fencing: an ACTIVE claim is decided here from the last lines the shelf pushed and checked again
+ * by the shelf's interlock; if the shelf refuses it (both claimed within one bus round trip) this
+ * node resets itself (HEALTHY and ACTIVE low, reboot after resetMs), so two actives never persist.
+ *
+ * Pure: time from the Clock, I/O through the ports.
+ */
+import type { Clock } from '../../board/common/clock.ts';
+import type { Logger } from '../../board/common/logger.ts';
+import type { Random } from '../../board/common/random.ts';
+import type { BackplanePort, LineChange, LineState, NodeLines, NodePower } from '../ha/backplane.ts';
+import type { ResolvedHaConfig } from '../ha/ha-config.ts';
+import { heartbeatCodec } from '../ha/heartbeat.ts';
+import type { WireRole } from '../ha/heartbeat.ts';
+import { NodeController } from '../ha/pair-controller.ts';
+import type { ShareDataPlane } from '../ha/pair-controller.ts';
+import { syncCodec } from '../ha/session-sync.ts';
+import { IpmiWatchdog } from '../ha/watchdog.ts';
+import type { WatchdogSettings, WatchdogStatus } from '../ha/watchdog.ts';
+import type { BusLines, ShmcNode, ToShelf, ToShmc } from './bus-codec.ts';
+import { classifyPairDatagram, MirrorReceiver, MirrorSender, mirrorCodec } from './mirror.ts';
+import type { MirrorEntry } from './mirror.ts';
+
+/** The ShMC pair's share (and backplane channel). */
+export const SHMC_SHARE = 'shmc';
+
+/** The ShMC's own database, as the node uses it. */
+export interface ShmcStatePort {
+  /** Commits (inserts or replaces) one SEL record. */
+  putSel(id: number, data: string): void;
+  /** Every SEL record held, by ID. */
+  allSel(): Array<{ id: number; data: string }>;
+  /** Persisted activation epoch of the share (fencing token). */
+  epoch(): number;
+  setEpoch(epoch: number): void;
+}
+
+/** Ports of a ShMC node. */
+export interface ShmcNodePorts {
+  node: ShmcNode;
+  cfg: ResolvedHaConfig;
+  clock: Clock;
+  random: Random;
+  log: Logger;
+  /** Unix ms (display only: the takeover record's time stamp). */
+  wallNow(): number;
+  /** Sends a message to the shelf over the bus. */
+  bus(m: ToShelf): void;
+  /** Sends a datagram to the peer ShMC (UDP). */
+  sendPeer(bytes: Uint8Array): void;
+  /** Bind (true) or release (false) the shelf address. */
+  shelfAddress(bound: boolean): void;
+  /** Sends IPMI reply datagrams to a LAN client from the shelf address. */
+  sendIpmi(address: string, port: number, datagrams: Uint8Array[]): void;
+  state: ShmcStatePort;
+}
+
+/** What the node reports on its maintenance port. */
+export interface ShmcStatus {
+  node: ShmcNode;
+  role: WireRole;
+  epoch: number;
+  peerRole: WireRole | 'unknown';
+  heartbeatAgeMs: number | null;
+  heartbeatsBlocked: boolean;
+  /** Own and peer lines as the shelf last reported them. */
+  lines: { self: BusLines; peer: BusLines; interlock: boolean } | null;
+  /** Role changes since start: [wall ms, role]. */
+  roles: Array<{ at: number; role: WireRole }>;
+  /** The last takeover (standby → active), if any. */
+  takeover: TakeoverRecord | null;
+  takeovers: number;
+  mirror: { synchronous: boolean; lagging: boolean; lastSeq: number; ackedSeq: number; timeouts: number } | { inStep: boolean; committed: number } | null;
+  sel: { count: number; ids: number[] };
+  heartbeatMs: number;
+  missedHeartbeats: number;
+  activationMs: number;
+}
+
+/** A takeover as the new active measured it. */
+export interface TakeoverRecord {
+  /** Unix ms when ACTIVE was claimed. */
+  at: number;
+  from: WireRole;
+  /** Ms from the last heartbeat heard from the peer to the claim (the fault came after that heartbeat). */
+  sinceLastHeartbeatMs: number | null;
+  /** Ms from the peer's lines dropping (as the shelf reported) to the claim, when they dropped. */
+  sincePeerLinesDropMs: number | null;
+  /** Activation cost a (commit, GARP), ms: HaConfig.activationMs. */
+  activationMs: number;
+  /** sinceLastHeartbeatMs + activationMs: an upper bound on the time from the fault to serving. */
+  totalMs: number | null;
+}
+
+const OFF: BusLines = { present: true, healthy: false, active: false, power: 'off' };
+
+/** The lines, as the shelf reports them over the bus (see the module header). */
+class BusBackplane implements BackplanePort {
+  private self: BusLines = OFF;
+  private peer: BusLines = OFF;
+  private il = true;
+  private epoch = 0;
+  private readonly listeners = new Set<(c: LineChange) => void>();
+  /** Control-clock time the peer's ACTIVE or HEALTHY last went low. */
+  peerDropAt: number | null = null;
+
+  constructor(private readonly node: ShmcNode, private readonly peerNode: ShmcNode, private readonly bus: (m: ToShelf) => void, private readonly clock: Clock) {}
+
+  get interlock(): boolean {
+    return this.il;
+  }
+
+  lines(node: string, _channel: string): LineState {
+    const l = node === this.node ? this.self : this.peer;
+    return { present: l.present, healthy: l.healthy, active: l.active };
+  }
+
+  setHealthy(node: string, healthy: boolean): void {
+    if (node === this.node) this.bus({ t: 'healthy', on: healthy });
+  }
+
+  claimActive(node: string, _channel: string, epoch = 0): boolean {
+    if (node !== this.node || this.self.power !== 'on') return false;
+    if (!this.self.active && this.il && this.peer.active) return false;
+    if (epoch > this.epoch) this.epoch = epoch;
+    this.bus({ t: 'claim', epoch });
+    return true;
+  }
+
+  epochOf(_channel: string): number {
+    return this.epoch;
+  }
+
+  releaseActive(node: string, _channel: string): void {
+    if (node === this.node) this.bus({ t: 'release' });
+  }
+
+  onChange(fn: (c: LineChange) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** Power is the shelf's: the software's own calls are not sent (the connection is the power). */
+  setPower(_node: string, _power: NodePower): void {}
+
+  /** A `lines` message from the shelf. */
+  update(m: Extract<ToShmc, { t: 'lines' }>): void {
+    const beforeSelf = this.self;
+    const beforePeer = this.peer;
+    const ilChanged = m.interlock !== this.il;
+    this.self = m.self;
+    this.peer = m.peer;
+    this.il = m.interlock;
+    if (m.epoch > this.epoch) this.epoch = m.epoch;
+    if ((beforePeer.active && !m.peer.active) || (beforePeer.healthy && !m.peer.healthy)) this.peerDropAt = this.clock.now();
+    if (ilChanged || !same(beforeSelf, m.self)) this.emit(this.node, beforeSelf, m.self);
+    if (ilChanged || !same(beforePeer, m.peer)) this.emit(this.peerNode, beforePeer, m.peer);
+  }
+
+  /** Last reported lines. */
+  view(): { self: BusLines; peer: BusLines; interlock: boolean } {
+    return { self: this.self, peer: this.peer, interlock: this.il };
+  }
+
+  private emit(node: string, before: BusLines, after: BusLines): void {
+    const c: LineChange = { node, before: nodeLines(before), after: nodeLines(after) };
+    for (const fn of [...this.listeners]) fn(c);
+  }
+}
+
+function same(a: BusLines, b: BusLines): boolean {
+  return a.present === b.present && a.healthy === b.healthy && a.active === b.active && a.power === b.power;
+}
+
+function nodeLines(l: BusLines): NodeLines {
+  return { present: l.present, healthy: l.healthy, active: { [SHMC_SHARE]: l.active }, power: l.power };
+}
+
+/**
+ * The ShMC's IPMI watchdog as its firmware sees it: the countdown runs in the shelf process, so
+ * set / kick / stop go over the bus and nothing expires here (the shelf resets the process).
+ */
+class BusWatchdog extends IpmiWatchdog {
+  private settings: WatchdogSettings | undefined;
+  constructor(clock: Clock, private readonly bus: (m: ToShelf) => void) {
+    super(clock);
+  }
+
+  override set(s: WatchdogSettings): 'ok' | 'invalid' {
+    this.settings = s;
+    this.bus({ t: 'wdset', timeoutMs: Math.max(100, s.countdown * 100) });
+    return 'ok';
+  }
+
+  override reset(): 'ok' | 'uninitialized' {
+    if (!this.settings) return 'uninitialized';
+    this.bus({ t: 'kick' });
+    return 'ok';
+  }
+
+  override kick(): 'ok' | 'uninitialized' {
+    return this.reset();
+  }
+
+  override stop(): void {
+    this.bus({ t: 'wdstop' });
+  }
+
+  override get(): WatchdogStatus {
+    const s = this.settings;
+    return {
+      use: s?.use ?? 0, dontLog: s?.dontLog ?? false, running: s !== undefined, pretimeoutInterrupt: s?.pretimeoutInterrupt ?? 0,
+      timeoutAction: s?.timeoutAction ?? 0, pretimeoutSec: s?.pretimeoutSec ?? 0, expirationFlags: 0, countdown: s?.countdown ?? 0, present: 0,
+    };
+  }
+
+  override remainingMs(): number | undefined {
+    return undefined;
+  }
+}
+
+function emptyShare(): ShareDataPlane {
+  return {
+    source: { createdBetween: () => [], all: () => [], drainEnded: () => [] },
+    sink: { upsert: () => {}, remove: () => {}, keys: () => [], clear: () => {} },
+    promote: () => {},
+    demote: () => {},
+    hold: () => {},
+    resume: () => {},
+    reset: () => {},
+  };
+}
+
+/** See the module header. */
+export class ShmcRuntime {
+  readonly node: ShmcNode;
+  readonly peer: ShmcNode;
+  private readonly backplane: BusBackplane;
+  private readonly controller: NodeController;
+  private role: WireRole = 'failed';
+  private readonly roles: Array<{ at: number; role: WireRole }> = [];
+  private takeover: TakeoverRecord | null = null;
+  private takeovers = 0;
+  private sender: MirrorSender | null = null;
+  private receiver: MirrorReceiver | null = null;
+  private blocked = false;
+  private bound = false;
+  private pollTimer: unknown;
+  private stopped = false;
+  /** Garbage datagrams from the peer port (counted, dropped). */
+  garbage = 0;
+
+  constructor(private readonly p: ShmcNodePorts) {
+    this.node = p.node;
+    this.peer = p.node === 'shmc-a' ? 'shmc-b' : 'shmc-a';
+    this.backplane = new BusBackplane(this.node, this.peer, p.bus, p.clock);
+    const watchdog = new BusWatchdog(p.clock, p.bus);
+    this.controller = new NodeController({
+      node: this.node,
+      shares: [{ share: SHMC_SHARE, peer: this.peer, home: this.node === 'shmc-a' }],
+      version: { major: 1, minor: 0 },
+      cfg: p.cfg,
+      control: p.clock,
+      data: p.clock,
+      hardware: p.clock,
+      backplane: this.backplane,
+      watchdog,
+      router: { assign: () => {}, shift: () => {} },
+      dataPlane: () => emptyShare(),
+      sendHeartbeat: (hb) => {
+        if (!this.blocked) p.sendPeer(heartbeatCodec.encode(hb));
+      },
+      sendSync: (_share, d) => p.sendPeer(syncCodec.encode(d)),
+      random: p.random,
+      wallNow: () => p.wallNow(),
+      epochs: { [SHMC_SHARE]: p.state.epoch() },
+      log: p.log,
+      observer: {
+        roleChanged: (e) => this.onRole(e.from, e.to, e.epoch),
+        alarm: (e) => p.log.info({ category: 'ha-alarm', alarm: e.alarm, raised: e.raised }, `${e.alarm} ${e.raised ? 'raised' : 'cleared'}`),
+        hardware: (e) => p.log.info({ category: 'ha-hardware', what: e.what, cause: e.cause }, `${e.what} (${e.cause})`),
+      },
+    });
+  }
+
+  /** The shelf accepted the registration: the payload is powered, the machine boots. */
+  start(): void {
+    this.controller.powerOn('registered on the shelf bus');
+    this.poll();
+  }
+
+  /** A message from the shelf. */
+  onBus(m: ToShmc): void {
+    if (this.stopped) return;
+    switch (m.t) {
+      case 'lines':
+        this.backplane.update(m);
+        return;
+      case 'claimed':
+        if (!m.ok) {
+          this.p.log.warn({ category: 'interlock', epoch: m.epoch }, 'the shelf refused our ACTIVE claim: resetting (fencing)');
+          this.controller.hardwareReset('ACTIVE claim refused by the shelf interlock');
+        }
+        return;
+      case 'sel':
+        this.onSel(m.id, m.data);
+        return;
+      case 'ipmi': {
+        const replies = m.replies.map((r) => Buffer.from(r, 'base64'));
+        const [address, port] = this.pendingIpmi.get(m.id) ?? [undefined, 0];
+        this.pendingIpmi.delete(m.id);
+        if (address === undefined) return;
+        const send = () => this.p.sendIpmi(address, port, replies);
+        // Nothing a user is told succeeded may be lost: wait for the hot standby's commit.
+        if (this.sender) this.sender.afterCommitted(send);
+        else send();
+        return;
+      }
+      case 'send':
+        this.p.sendIpmi(m.address, m.port, [Buffer.from(m.data, 'base64')]);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private readonly pendingIpmi = new Map<number, [string, number]>();
+  private nextIpmiId = 1;
+
+  /** A datagram arrived on the shelf address: relay it to the shelf's IPMI layer. */
+  onIpmiDatagram(bytes: Uint8Array, address: string, port: number): void {
+    if (this.stopped || this.role !== 'active') return;
+    const id = this.nextIpmiId++;
+    this.pendingIpmi.set(id, [address, port]);
+    if (this.pendingIpmi.size > 1024) this.pendingIpmi.delete(this.pendingIpmi.keys().next().value!);
+    this.p.bus({ t: 'ipmi', id, address, port, data: Buffer.from(bytes).toString('base64') });
+  }
+
+  /** A datagram from the peer's port. */
+  onPeerDatagram(bytes: Uint8Array): void {
+    if (this.stopped) return;
+    try {
+      switch (classifyPairDatagram(bytes)) {
+        case 'heartbeat':
+          if (!this.blocked) this.controller.receiveHeartbeat(heartbeatCodec.decode(bytes).value);
+          return;
+        case 'sync':
+          this.controller.receiveSync(SHMC_SHARE, syncCodec.decode(bytes).value);
+          return;
+        case 'mirror': {
+          const d = mirrorCodec.decode(bytes);
+          if (d.k === 'rec') this.receiver?.receive(d);
+          else this.sender?.receive(d);
+          return;
+        }
+        default:
+          this.garbage++;
+      }
+    } catch {
+      this.garbage++;
+    }
+  }
+
+  /** The in-process heartbeat switch: drops heartbeat datagrams to and from the peer (nothing else). */
+  blockHeartbeats(on: boolean): void {
+    this.blocked = on;
+    this.p.log.warn({ category: 'fault', heartbeats_blocked: on }, on ? 'heartbeats to/from the peer blocked' : 'heartbeats unblocked');
+  }
+
+  /** The node's report (maintenance port). */
+  status(): ShmcStatus {
+    const st = this.controller.status()[0];
+    const sel = this.p.state.allSel();
+    let mirror: ShmcStatus['mirror'] = null;
+    if (this.sender) mirror = { synchronous: this.sender.synchronous, lagging: this.sender.lagging, lastSeq: this.sender.lastSeq, ackedSeq: this.sender.ackedSeq, timeouts: this.sender.stats.timeouts };
+    else if (this.receiver) mirror = { inStep: this.receiver.inStep, committed: this.receiver.stats.committed };
+    const bl = this.backplane.view();
+    return {
+      node: this.node,
+      role: this.role,
+      epoch: st?.epoch ?? 0,
+      peerRole: st?.peerRole ?? 'unknown',
+      heartbeatAgeMs: st && Number.isFinite(st.heartbeatAgeMs) ? Math.round(st.heartbeatAgeMs) : null,
+      heartbeatsBlocked: this.blocked,
+      lines: bl.self === OFF && bl.peer === OFF ? null : bl,
+      roles: this.roles.slice(),
+      takeover: this.takeover,
+      takeovers: this.takeovers,
+      mirror,
+      sel: { count: sel.length, ids: sel.map((r) => r.id) },
+      heartbeatMs: this.p.cfg.heartbeatMs,
+      missedHeartbeats: this.p.cfg.missedHeartbeats,
+      activationMs: this.p.cfg.activationMs,
+    };
+  }
+
+  /** True while this node holds the shelf address. */
+  get shelfAddressBound(): boolean {
+    return this.bound;
+  }
+
+  /** Stall compensation: restart silence timers after the whole process stalled. */
+  rebase(): void {
+    this.controller.rebase();
+  }
+
+  /** Stops the machine, timers and mirror. */
+  stop(): void {
+    this.stopped = true;
+    if (this.pollTimer !== undefined) this.p.clock.clearTimeout(this.pollTimer);
+    this.sender?.stop();
+    this.controller.dispose();
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private onRole(from: WireRole, to: WireRole, epoch: number): void {
+    const now = this.p.clock.now();
+    this.role = to;
+    this.roles.push({ at: this.p.wallNow(), role: to });
+    if (this.roles.length > 64) this.roles.shift();
+    if (epoch > this.p.state.epoch()) this.p.state.setEpoch(epoch);
+    this.p.bus({ t: 'role', role: to === 'active.handover' ? 'active' : to, epoch });
+    if (to === 'active' && from !== 'active.handover') {
+      if (from === 'standby.hot' || from === 'standby.ready') {
+        const st = this.controller.status()[0];
+        const hb = st && Number.isFinite(st.heartbeatAgeMs) ? Math.round(st.heartbeatAgeMs) : null;
+        const drop = this.backplane.peerDropAt;
+        this.takeover = {
+          at: this.p.wallNow(), from,
+          sinceLastHeartbeatMs: hb,
+          sincePeerLinesDropMs: drop !== null ? Math.round(now - drop) : null,
+          activationMs: this.p.cfg.activationMs,
+          totalMs: hb !== null ? hb + this.p.cfg.activationMs : null,
+        };
+        this.takeovers++;
+        this.p.log.warn({ category: 'takeover', ...this.takeover }, `took over the shelf (${from} → active)`);
+      }
+      this.becomeActive();
+    } else if (to !== 'active' && to !== 'active.handover' && this.sender) {
+      this.sender.stop();
+      this.sender = null;
+      this.setBound(false);
+    }
+    if (to === 'standby.ready' || to === 'standby.hot') {
+      if (!this.receiver) {
+        this.receiver = new MirrorReceiver({
+          commit: (e) => this.commitEntry(e),
+          send: (d) => this.p.sendPeer(mirrorCodec.encode(d)),
+        });
+        this.receiver.requestCatchUp();
+      }
+    } else if (to !== 'active.handover') {
+      this.receiver = null;
+    }
+    if (to === 'resetting' || to === 'failed' || to === 'booting') this.setBound(false);
+  }
+
+  private becomeActive(): void {
+    this.receiver = null;
+    if (!this.sender) {
+      this.sender = new MirrorSender({
+        clock: this.p.clock,
+        send: (d) => this.p.sendPeer(mirrorCodec.encode(d)),
+        all: () => this.p.state.allSel().map((r): MirrorEntry => ({ kind: 'sel', id: r.id, data: r.data })),
+        newStream: () => this.p.random.u32() || 1,
+        resendMs: this.p.cfg.heartbeatMs,
+        ackTimeoutMs: this.p.cfg.heartbeatMs * this.p.cfg.missedHeartbeats,
+      });
+    }
+    // The shelf sends every SEL record it holds (this replica catches up with what the shelf logged
+    // while no ShMC was active), then each new one.
+    this.p.bus({ t: 'selwant' });
+    this.setBound(true);
+  }
+
+  private setBound(b: boolean): void {
+    if (this.bound === b) return;
+    this.bound = b;
+    this.p.shelfAddress(b);
+  }
+
+  private commitEntry(e: MirrorEntry): void {
+    if (e.kind === 'sel') this.p.state.putSel(e.id, e.data);
+  }
+
+  private onSel(id: number, data: string): void {
+    this.p.state.putSel(id, data);
+    this.sender?.append({ kind: 'sel', id, data });
+  }
+
+  /** Every heartbeat interval: is the peer a hot standby (writes then wait for its commit)? Re-ask a catch-up when out of step. */
+  private poll(): void {
+    this.pollTimer = this.p.clock.setTimeout(() => {
+      if (this.stopped) return;
+      const st = this.controller.status()[0];
+      if (this.sender && st) {
+        const fresh = Number.isFinite(st.heartbeatAgeMs) && st.heartbeatAgeMs < this.p.cfg.heartbeatMs * this.p.cfg.missedHeartbeats;
+        this.sender.setPeerHot(fresh && st.peerRole === 'standby.hot');
+      }
+      if (this.receiver && !this.receiver.inStep && (this.pollCount++ % 5) === 0) this.receiver.requestCatchUp();
+      this.poll();
+    }, this.p.cfg.heartbeatMs);
+  }
+
+  private pollCount = 0;
+}

@@ -1,0 +1,398 @@
+/**
+ * The shelf process's side of the split shelf (issue 7): the hardware the two external shelf
+ * managers plug into. It runs next to the Emulator (boards, data plane with traffic, processor-
+ * board HA as in `start`) and owns:
+ *
+ * - the ShMC pair's lines and watchdogs (shmc-hardware.ts), driven by bus messages; the lines of a
+ *   ShMC drop the instant its connection closes;
+ * - registrations: a ShMC says hello with its node and flags; the flags are checked
+ *   (shmc-flags.ts) and kept, because on a watchdog expiry the shelf resets the ShMC by killing
+ *   the process and running `atcasim shmc` again with exactly those flags (the `restart` port);
+ * - the IPMI command layer behind the shelf address: the active ShMC relays each LAN datagram over
+ *   the bus; it is handled by the shelf's LanServer (sessions, users, every command table) and the
+ *   replies go back the same way; SEL records the shelf logs are pushed to the active ShMC, before
+ *   the reply of the request that caused them (the ShMC mirrors them to its standby and holds the
+ *   reply until the standby committed: mirror.ts);
+ * - the roles the ShMCs report, shown on the Shelf (TUI, SEL, the shelf address follows the active).
+ *
+ * Pure: the bus connections, the restart/kill of processes and the clock are ports.
+ */
+import type { Clock, TimerId } from '../../board/common/clock.ts';
+import { CommandError } from '../../board/common/errors.ts';
+import type { Logger } from '../../board/common/logger.ts';
+import type { LanServer } from '../ipmi/lan-server.ts';
+import type { ShelfIpmiHaHooks, ShmStatus } from '../ipmi/shelf/index.ts';
+import { HA_ROLES, type HaRoleName } from '../model/events.ts';
+import type { Shelf } from '../model/shelf.ts';
+import { encodeSelRecord } from '../sensors/sel.ts';
+import type { HaFactory, HaMemberView, HaPart } from '../runtime/ha-seam.ts';
+import type { ShmcNode, ToShelf, ToShmc } from './bus-codec.ts';
+import { parseShmcArgv } from './shmc-flags.ts';
+import { SHMC_NODES, ShmcHardware } from './shmc-hardware.ts';
+
+/** One bus connection as the shelf sees it (chassis/io/bus-server.ts). */
+export interface BusConnection {
+  /** Sends one message (dropped once closed). */
+  send(m: ToShmc): void;
+  /** Closes the connection. */
+  close(): void;
+  /** Text for logs (remote address). */
+  readonly label: string;
+}
+
+/** A registered ShMC. */
+export interface ShmcRegistration {
+  node: ShmcNode;
+  pid: number;
+  /** The validated shmc flags (argv without the verb). */
+  argv: string[];
+}
+
+/** Ports of the split shelf. */
+export interface SplitShelfPorts {
+  clock: Clock;
+  log: Logger;
+  /** HA timing the ShMCs run with (the shelf YAML's `ha` section, resolved). */
+  ha: Record<string, number>;
+  /**
+   * Resets a ShMC as a power cycle would: kill the process `reg.pid` (SIGKILL) and start
+   * `atcasim shmc` with `reg.argv` again. Must not throw.
+   */
+  restart(reg: ShmcRegistration): void;
+  /** Kills the process `reg.pid` only (watchdog power-down). Must not throw. */
+  kill(reg: ShmcRegistration): void;
+}
+
+interface Live {
+  conn: BusConnection;
+  reg: ShmcRegistration;
+  role: HaRoleName;
+  epoch: number;
+}
+
+/** See the module header. */
+export class SplitShelf {
+  readonly hw: ShmcHardware;
+  private readonly live = new Map<ShmcNode, Live>();
+  /** Last registration of each node (kept after a reset: what is restarted). */
+  private readonly regs = new Map<ShmcNode, ShmcRegistration>();
+  private readonly roles = new Map<ShmcNode, { role: HaRoleName; epoch: number }>();
+  private readonly connNode = new Map<BusConnection, ShmcNode>();
+  private shelf: Shelf | undefined;
+  private lan: LanServer | undefined;
+  private lanTimer: TimerId | undefined;
+  private readonly unsubs: Array<() => void> = [];
+  private stopped = false;
+  /** Restarts per node (watchdog resets). */
+  readonly restarts: Record<ShmcNode, number> = { 'shmc-a': 0, 'shmc-b': 0 };
+  /** Bus lines refused as garbage (counted). */
+  garbage = 0;
+
+  constructor(private readonly p: SplitShelfPorts) {
+    this.hw = new ShmcHardware({
+      clock: p.clock,
+      log: p.log,
+      reset: (node) => this.onReset(node, true),
+      powerDown: (node) => this.onReset(node, false),
+    });
+    this.unsubs.push(this.hw.onChange(() => this.pushLines()));
+  }
+
+  /** Binds the shelf model (roles, SEL records). */
+  attachShelf(shelf: Shelf): void {
+    this.shelf = shelf;
+    this.unsubs.push(shelf.on('sel.added', (e) => {
+      const active = this.activeLive();
+      if (active) active.conn.send({ t: 'sel', id: e.record.recordId, data: Buffer.from(encodeSelRecord(e.record)).toString('base64') });
+    }));
+  }
+
+  /** Binds the IPMI LAN server the active ShMC relays to, and ticks it (session timeouts). */
+  attachLan(server: LanServer, shelfAddressPort: number): () => void {
+    this.lan = server;
+    const detach = server.attachTransport({
+      localPort: shelfAddressPort,
+      send: (bytes, peer) => this.activeLive()?.conn.send({ t: 'send', address: peer.address, port: peer.port, data: Buffer.from(bytes).toString('base64') }),
+    });
+    const tick = () => {
+      if (this.stopped) return;
+      let next: number | undefined;
+      try {
+        next = server.tick(this.p.clock.now());
+      } catch (e) {
+        this.p.log.error({ category: 'ipmi', err: String(e) }, 'LAN server tick failed');
+      }
+      const delay = next === undefined ? 1000 : Math.max(10, Math.min(1000, next - this.p.clock.now()));
+      this.lanTimer = this.p.clock.setTimeout(tick, delay);
+    };
+    tick();
+    return () => {
+      detach();
+      if (this.lanTimer !== undefined) this.p.clock.clearTimeout(this.lanTimer);
+    };
+  }
+
+  /** A message from a connection (already decoded). */
+  onMessage(conn: BusConnection, m: ToShelf): void {
+    if (this.stopped) return;
+    if (m.t === 'hello') {
+      this.onHello(conn, m);
+      return;
+    }
+    const node = this.connNode.get(conn);
+    const l = node ? this.live.get(node) : undefined;
+    if (!node || !l || l.conn !== conn) {
+      this.garbage++;
+      return; // not registered (or a stale connection of a ShMC that was reset)
+    }
+    switch (m.t) {
+      case 'healthy':
+        this.hw.setHealthy(node, m.on);
+        return;
+      case 'claim': {
+        const ok = this.hw.claim(node, m.epoch);
+        conn.send({ t: 'claimed', ok, epoch: m.epoch });
+        if (!ok) this.p.log.warn({ category: 'interlock', node, epoch: m.epoch }, `${node}: ACTIVE claim refused by the interlock`);
+        return;
+      }
+      case 'release':
+        this.hw.release(node);
+        return;
+      case 'wdset':
+        this.hw.watchdogSet(node, m.timeoutMs);
+        return;
+      case 'kick':
+        this.hw.kick(node);
+        return;
+      case 'wdstop':
+        this.hw.watchdogStop(node);
+        return;
+      case 'role':
+        this.onRole(l, m.role, m.epoch);
+        return;
+      case 'ipmi':
+        this.onIpmi(l, m);
+        return;
+      case 'selwant':
+        this.sendAllSel(l);
+        return;
+      default:
+        this.garbage++;
+    }
+  }
+
+  /** A connection closed (or errored): the ShMC's lines drop at once. */
+  onClose(conn: BusConnection): void {
+    const node = this.connNode.get(conn);
+    this.connNode.delete(conn);
+    if (!node) return;
+    const l = this.live.get(node);
+    if (!l || l.conn !== conn) return;
+    this.live.delete(node);
+    this.hw.disconnect(node);
+    this.p.log.warn({ category: 'shmc', node, pid: l.reg.pid }, `${node}: bus connection lost (lines dropped)`);
+    this.display(node, 'failed', l.epoch);
+  }
+
+  /** A bus line that could not be decoded. */
+  onGarbage(conn: BusConnection, err: string): void {
+    this.garbage++;
+    this.p.log.warn({ category: 'bus-garbage', from: conn.label, err }, 'bus line refused');
+  }
+
+  /** Current registration of a node (live or last). */
+  registration(node: ShmcNode): ShmcRegistration | undefined {
+    return this.regs.get(node);
+  }
+
+  /** True while a ShMC process is connected for `node`. */
+  connected(node: ShmcNode): boolean {
+    return this.live.has(node);
+  }
+
+  /** The role a node last reported ('failed' if none). */
+  roleOf(node: ShmcNode): HaRoleName {
+    return this.live.has(node) ? (this.roles.get(node)?.role ?? 'booting') : (this.roles.get(node)?.role === 'resetting' ? 'resetting' : 'failed');
+  }
+
+  /** `clia shmstatus` over the shelf address: the answering (active) ShMC and its peer. */
+  shmStatus(): ShmStatus {
+    const active = this.activeLive();
+    const self = active?.reg.node ?? 'shmc-a';
+    const peer: ShmcNode = self === 'shmc-a' ? 'shmc-b' : 'shmc-a';
+    return { self, role: this.roleOf(self), peer, peerRole: this.roleOf(peer), epoch: this.roles.get(self)?.epoch ?? 0 };
+  }
+
+  /** HA member views of the two ShMCs (TUI, stats line). */
+  memberViews(): HaMemberView[] {
+    return SHMC_NODES.map((n) => {
+      const v: HaMemberView = { share: 'shmc', node: n, role: this.roleOf(n), epoch: this.roles.get(n)?.epoch ?? 0, heartbeatAgeMs: Infinity, alarms: [] };
+      const wd = this.hw.watchdog(n).remainingMs();
+      if (wd !== undefined) v.watchdogMs = wd;
+      return v;
+    });
+  }
+
+  /** The IPMI hooks of the split shelf (switchover over IPMI is not implemented: refused). */
+  ipmiHooks(): ShelfIpmiHaHooks {
+    return {
+      switchover: () => {
+        throw new CommandError('not_available', 'split shelf: a switchover over IPMI is not implemented (stop or kill the active ShMC process)');
+      },
+      shmStatus: () => this.shmStatus(),
+      watchdog: (shmc) => {
+        if (shmc !== 'shmc-a' && shmc !== 'shmc-b') return undefined;
+        const wd = this.hw.watchdog(shmc);
+        return { ownedByHa: true, set: (s) => wd.set(s), reset: () => wd.reset(), get: () => wd.get() };
+      },
+    };
+  }
+
+  /** Stops timers and closes every connection. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const u of this.unsubs) u();
+    if (this.lanTimer !== undefined) this.p.clock.clearTimeout(this.lanTimer);
+    this.hw.dispose();
+    for (const l of this.live.values()) l.conn.close();
+    this.live.clear();
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private onHello(conn: BusConnection, m: Extract<ToShelf, { t: 'hello' }>): void {
+    let flagsNode: string;
+    try {
+      flagsNode = `shmc-${parseShmcArgv(m.argv).node}`;
+    } catch (e) {
+      conn.send({ t: 'refused', reason: `flags refused: ${(e as Error).message}` });
+      conn.close();
+      return;
+    }
+    if (flagsNode !== m.node) {
+      conn.send({ t: 'refused', reason: `hello for ${m.node} with flags of ${flagsNode}` });
+      conn.close();
+      return;
+    }
+    const existing = this.live.get(m.node);
+    if (existing) {
+      conn.send({ t: 'refused', reason: `${m.node} is already connected (pid ${existing.reg.pid})` });
+      conn.close();
+      return;
+    }
+    if (this.hw.power(m.node) === 'reset' && this.regs.get(m.node)?.pid === m.pid) {
+      conn.send({ t: 'refused', reason: `${m.node} pid ${m.pid} was reset` });
+      conn.close();
+      return;
+    }
+    const reg: ShmcRegistration = { node: m.node, pid: m.pid, argv: m.argv.slice() };
+    this.regs.set(m.node, reg);
+    this.live.set(m.node, { conn, reg, role: 'booting', epoch: this.roles.get(m.node)?.epoch ?? 0 });
+    this.connNode.set(conn, m.node);
+    this.p.log.info({ category: 'shmc', node: m.node, pid: m.pid }, `${m.node} registered (pid ${m.pid})`);
+    conn.send({ t: 'welcome', node: m.node, ha: this.p.ha });
+    this.hw.connect(m.node);
+    this.pushLines();
+  }
+
+  private pushLines(): void {
+    for (const [node, l] of this.live) {
+      const v = this.hw.view(node);
+      l.conn.send({ t: 'lines', ...v });
+    }
+  }
+
+  private onRole(l: Live, role: string, epoch: number): void {
+    if (!(HA_ROLES as readonly string[]).includes(role)) {
+      this.garbage++;
+      return;
+    }
+    l.role = role as HaRoleName;
+    l.epoch = epoch;
+    this.display(l.reg.node, role as HaRoleName, epoch);
+  }
+
+  private display(node: ShmcNode, role: HaRoleName, epoch: number): void {
+    this.roles.set(node, { role, epoch });
+    if (!this.shelf) return;
+    try {
+      this.shelf.setRole(node, role, epoch);
+    } catch (e) {
+      this.p.log.error({ category: 'ha-role', node, err: String(e) }, 'role not recorded on the shelf');
+    }
+  }
+
+  private activeLive(): Live | undefined {
+    for (const l of this.live.values()) if (l.role === 'active' && this.hw.view(l.reg.node).self.active) return l;
+    return undefined;
+  }
+
+  private onIpmi(l: Live, m: Extract<ToShelf, { t: 'ipmi' }>): void {
+    const replies: string[] = [];
+    if (this.lan && l.role === 'active') {
+      try {
+        for (const r of this.lan.handleDatagram(Buffer.from(m.data, 'base64'), { address: m.address, port: m.port }, this.p.clock.now())) {
+          replies.push(Buffer.from(r).toString('base64'));
+        }
+      } catch (e) {
+        this.p.log.error({ category: 'ipmi', err: String(e) }, 'IPMI datagram failed');
+      }
+    }
+    l.conn.send({ t: 'ipmi', id: m.id, replies });
+  }
+
+  private sendAllSel(l: Live): void {
+    if (!this.shelf) return;
+    for (const r of this.shelf.selRecords()) l.conn.send({ t: 'sel', id: r.recordId, data: Buffer.from(encodeSelRecord(r)).toString('base64') });
+  }
+
+  private onReset(node: ShmcNode, restart: boolean): void {
+    const l = this.live.get(node);
+    const reg = l?.reg ?? this.regs.get(node);
+    if (l) {
+      this.live.delete(node);
+      this.connNode.delete(l.conn);
+      l.conn.close();
+    }
+    this.display(node, restart ? 'resetting' : 'failed', this.roles.get(node)?.epoch ?? 0);
+    if (!reg) return;
+    if (restart) {
+      this.restarts[node]++;
+      this.p.log.warn({ category: 'shmc', node, pid: reg.pid }, `${node}: watchdog reset — process ${reg.pid} killed and started again`);
+      this.p.restart(reg);
+    } else {
+      this.p.kill(reg);
+    }
+  }
+}
+
+/**
+ * The HA factory of the split shelf: the emulator's HA part (`inner`, e.g. haFactory) for the
+ * processor-board pairs only — the ShMC pair runs in the shmc processes — with the split shelf's
+ * IPMI hooks and the ShMCs' member views added.
+ */
+export function splitHaFactory(inner: HaFactory, split: SplitShelf): HaFactory {
+  return async (ctx) => {
+    const config = { ...ctx.config, ha: { ...ctx.config.ha, pairs: ctx.config.ha.pairs.filter((p) => p.kind !== 'shmc') } };
+    split.attachShelf(ctx.shelf);
+    const part = await inner({ ...ctx, config });
+    const hooks = split.ipmiHooks();
+    const wrapped: HaPart = {
+      switchover: (pair) => {
+        if (pair === 'shmc' || pair === 'shmc-a' || pair === 'shmc-b') throw new CommandError('not_available', 'split shelf: the ShMC pair switches over when its active process dies or stops (no planned switchover yet)');
+        part.switchover(pair);
+      },
+      hang: (node) => {
+        if (node === 'shmc-a' || node === 'shmc-b') throw new CommandError('not_available', `split shelf: hang ${node} with kill -STOP on its process`);
+        part.hang(node);
+      },
+      heal: (node) => part.heal(node),
+      status: () => [...split.memberViews(), ...part.status()],
+      stop: () => part.stop(),
+      ipmiHooks: hooks,
+      ...(part.handover ? { handover: part.handover } : {}),
+    };
+    return wrapped;
+  };
+}
