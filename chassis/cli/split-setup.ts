@@ -70,6 +70,7 @@ export class SplitSetup {
       clock: o.clock,
       log: o.log.child({ module: 'chassis.split' }),
       ha: this.ha,
+      wallNow: () => Date.now(),
       restart: (reg) => void this.supervisor.restart(reg),
       kill: (reg) => void this.supervisor.kill(reg),
     });

@@ -85,6 +85,7 @@ export class ShmcSupervisor {
         await Promise.race([gone, sleep(waitMs)]);
         return;
       }
+      if (!alive(reg.pid)) return; // already gone (killed from outside)
       if (!isShmcProcess(reg.pid, reg.node)) {
         this.log.warn({ category: 'shmc-process', pid: reg.pid, node: reg.node }, `pid ${reg.pid} is not ${reg.node}'s shmc process: not killed`);
         return;

@@ -20,7 +20,7 @@
  * Shelf → ShMC:
  *   welcome {node, ha}                  registration accepted (ha = the shelf YAML's HA timing)
  *   refused {reason}                    registration refused (the connection is closed after it)
- *   lines {self, peer, interlock, epoch}  the effective lines after every change
+ *   lines {self, peer, interlock, epoch, at}  the effective lines after every change (at: Unix ms of the change)
  *   claimed {ok, epoch}                 answer to `claim` (the interlock may refuse it)
  *   ipmi {id, replies:string[]}         reply datagrams (base64) for request `id`
  *   send {address, port, data}          a datagram the IPMI layer sends outside a reply (SOL)
@@ -64,7 +64,7 @@ export type ToShelf =
 export type ToShmc =
   | { t: 'welcome'; node: ShmcNode; ha: Record<string, number> }
   | { t: 'refused'; reason: string }
-  | { t: 'lines'; self: BusLines; peer: BusLines; interlock: boolean; epoch: number }
+  | { t: 'lines'; self: BusLines; peer: BusLines; interlock: boolean; epoch: number; at?: number }
   | { t: 'claimed'; ok: boolean; epoch: number }
   | { t: 'ipmi'; id: number; replies: string[] }
   | { t: 'send'; address: string; port: number; data: string }
@@ -102,7 +102,7 @@ const SHAPES: Record<string, (m: Record<string, unknown>) => boolean> = {
   selwant: () => true,
   welcome: (m) => (m.node === 'shmc-a' || m.node === 'shmc-b') && typeof m.ha === 'object' && m.ha !== null,
   refused: (m) => isStr(m.reason),
-  lines: (m) => isLines(m.self) && isLines(m.peer) && isBool(m.interlock) && isNum(m.epoch),
+  lines: (m) => isLines(m.self) && isLines(m.peer) && isBool(m.interlock) && isNum(m.epoch) && (m.at === undefined || isNum(m.at)),
   claimed: (m) => isBool(m.ok) && isNum(m.epoch),
   send: (m) => isStr(m.address) && isNum(m.port) && isStr(m.data),
   sel: (m) => isNum(m.id) && isStr(m.data),

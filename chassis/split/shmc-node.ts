@@ -99,11 +99,18 @@ export interface TakeoverRecord {
   from: WireRole;
   /** Ms from the last heartbeat heard from the peer to the claim (the fault came after that heartbeat). */
   sinceLastHeartbeatMs: number | null;
-  /** Ms from the peer's lines dropping (as the shelf reported) to the claim, when they dropped. */
+  /**
+   * Ms from the peer's lines dropping to the claim (Unix ms: the shelf's time stamp of the change to
+   * this node's clock at the claim; bus latency included), when they dropped.
+   */
   sincePeerLinesDropMs: number | null;
   /** Activation cost a (commit, GARP), ms: HaConfig.activationMs. */
   activationMs: number;
-  /** sinceLastHeartbeatMs + activationMs: an upper bound on the time from the fault to serving. */
+  /**
+   * The takeover time: from the first hardware evidence of the fault (the peer's lines dropping —
+   * at once for a killed process, at the watchdog's expiry for a hung one) to serving, i.e.
+   * sincePeerLinesDropMs + activationMs; sinceLastHeartbeatMs + activationMs when the lines did not drop.
+   */
   totalMs: number | null;
 }
 
@@ -116,10 +123,10 @@ class BusBackplane implements BackplanePort {
   private il = true;
   private epoch = 0;
   private readonly listeners = new Set<(c: LineChange) => void>();
-  /** Control-clock time the peer's ACTIVE or HEALTHY last went low. */
+  /** Unix ms (the shelf's time stamp) when the peer's ACTIVE or HEALTHY last went low. */
   peerDropAt: number | null = null;
 
-  constructor(private readonly node: ShmcNode, private readonly peerNode: ShmcNode, private readonly bus: (m: ToShelf) => void, private readonly clock: Clock) {}
+  constructor(private readonly node: ShmcNode, private readonly peerNode: ShmcNode, private readonly bus: (m: ToShelf) => void, private readonly wallNow: () => number) {}
 
   get interlock(): boolean {
     return this.il;
@@ -167,7 +174,8 @@ class BusBackplane implements BackplanePort {
     this.peer = m.peer;
     this.il = m.interlock;
     if (m.epoch > this.epoch) this.epoch = m.epoch;
-    if ((beforePeer.active && !m.peer.active) || (beforePeer.healthy && !m.peer.healthy)) this.peerDropAt = this.clock.now();
+    if (!beforePeer.healthy && m.peer.healthy) this.peerDropAt = null;
+    if ((beforePeer.active && !m.peer.active) || (beforePeer.healthy && !m.peer.healthy)) this.peerDropAt = m.at ?? this.wallNow();
     if (ilChanged || !same(beforeSelf, m.self)) this.emit(this.node, beforeSelf, m.self);
     if (ilChanged || !same(beforePeer, m.peer)) this.emit(this.peerNode, beforePeer, m.peer);
   }
@@ -268,7 +276,7 @@ export class ShmcRuntime {
   constructor(private readonly p: ShmcNodePorts) {
     this.node = p.node;
     this.peer = p.node === 'shmc-a' ? 'shmc-b' : 'shmc-a';
-    this.backplane = new BusBackplane(this.node, this.peer, p.bus, p.clock);
+    this.backplane = new BusBackplane(this.node, this.peer, p.bus, () => p.wallNow());
     const watchdog = new BusWatchdog(p.clock, p.bus);
     this.controller = new NodeController({
       node: this.node,
@@ -430,7 +438,6 @@ export class ShmcRuntime {
   // ---------------------------------------------------------------- internals
 
   private onRole(from: WireRole, to: WireRole, epoch: number): void {
-    const now = this.p.clock.now();
     this.role = to;
     this.roles.push({ at: this.p.wallNow(), role: to });
     if (this.roles.length > 64) this.roles.shift();
@@ -441,12 +448,15 @@ export class ShmcRuntime {
         const st = this.controller.status()[0];
         const hb = st && Number.isFinite(st.heartbeatAgeMs) ? Math.round(st.heartbeatAgeMs) : null;
         const drop = this.backplane.peerDropAt;
+        const at = this.p.wallNow();
+        const sinceDrop = drop !== null ? Math.max(0, Math.round(at - drop)) : null;
+        const base = sinceDrop ?? hb;
         this.takeover = {
-          at: this.p.wallNow(), from,
+          at, from,
           sinceLastHeartbeatMs: hb,
-          sincePeerLinesDropMs: drop !== null ? Math.round(now - drop) : null,
+          sincePeerLinesDropMs: sinceDrop,
           activationMs: this.p.cfg.activationMs,
-          totalMs: hb !== null ? hb + this.p.cfg.activationMs : null,
+          totalMs: base !== null ? base + this.p.cfg.activationMs : null,
         };
         this.takeovers++;
         this.p.log.warn({ category: 'takeover', ...this.takeover }, `took over the shelf (${from} → active)`);

@@ -52,6 +52,8 @@ export interface ShmcRegistration {
 export interface SplitShelfPorts {
   clock: Clock;
   log: Logger;
+  /** Unix ms (time stamps of line changes: the ShMCs measure their takeover from them). */
+  wallNow(): number;
   /** HA timing the ShMCs run with (the shelf YAML's `ha` section, resolved). */
   ha: Record<string, number>;
   /**
@@ -83,6 +85,7 @@ export class SplitShelf {
   private lanTimer: TimerId | undefined;
   private readonly unsubs: Array<() => void> = [];
   private stopped = false;
+  private lineChangeAt = 0;
   /** Restarts per node (watchdog resets). */
   readonly restarts: Record<ShmcNode, number> = { 'shmc-a': 0, 'shmc-b': 0 };
   /** Bus lines refused as garbage (counted). */
@@ -95,7 +98,10 @@ export class SplitShelf {
       reset: (node) => this.onReset(node, true),
       powerDown: (node) => this.onReset(node, false),
     });
-    this.unsubs.push(this.hw.onChange(() => this.pushLines()));
+    this.unsubs.push(this.hw.onChange(() => {
+      this.lineChangeAt = p.wallNow();
+      this.pushLines();
+    }));
   }
 
   /** Binds the shelf model (roles, SEL records). */
@@ -299,7 +305,7 @@ export class SplitShelf {
   private pushLines(): void {
     for (const [node, l] of this.live) {
       const v = this.hw.view(node);
-      l.conn.send({ t: 'lines', ...v });
+      l.conn.send({ t: 'lines', ...v, at: this.lineChangeAt });
     }
   }
 

@@ -1,0 +1,295 @@
+/**
+ * The split shelf with real processes (issue 7, "What it must show" 1): `atcasim start --split
+ * --headless` with traffic — the shelf process plus two `atcasim shmc` processes — then real faults:
+ *
+ * (c) the in-process heartbeat switch (maintenance port) cuts heartbeats only: both sides see the
+ *     peer silent, but the lines show it healthy and active, so nobody takes over;
+ * (a) `kill -9` of the active ShMC: the peer reports itself active with a takeover time ≤ 3
+ *     heartbeat intervals + activation (measured by the processes; wall clock ≤ 2 s here), the shelf
+ *     address answers ipmitool again, every SEL record written before the kill is there (on the
+ *     shelf and in the new active's own mirrored database), the boards never stop forwarding and no
+ *     session is lost (stats lines); the killed ShMC's watchdog then expires in the shelf, which
+ *     starts it again, and it comes back as a hot standby;
+ * (b) `kill -STOP` of the active: its watchdog expires in the shelf process, which kills and
+ *     restarts it; the peer takes over; the restarted ShMC comes back standby.ready → standby.hot and
+ *     never active (both maintenance ports polled throughout: never two actives);
+ * and SIGTERM ends the shelf and every ShMC process.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maintRequest } from '../../chassis/io/shmc-maint.ts';
+import { startHeadless, TEST_ADMIN, type HeadlessEmulator, type LogLine } from '../support/headless.ts';
+import { runClient } from '../support/ipmi-golden.ts';
+
+type Status = {
+  node: string;
+  pid: number;
+  role: string;
+  takeover: { from: string; totalMs: number | null; sincePeerLinesDropMs: number | null; sinceLastHeartbeatMs: number | null; activationMs: number } | null;
+  takeovers: number;
+  heartbeatAgeMs: number | null;
+  heartbeatMs: number;
+  missedHeartbeats: number;
+  activationMs: number;
+  roles: Array<{ at: number; role: string }>;
+  sel: { count: number; ids: number[] };
+  shelf_address_bound: boolean;
+  mirror: Record<string, unknown> | null;
+};
+
+const NODES = ['shmc-a', 'shmc-b'] as const;
+type Node = (typeof NODES)[number];
+
+let emu: HeadlessEmulator | undefined;
+const maint: Record<Node, number> = { 'shmc-a': 0, 'shmc-b': 0 };
+const seenPids = new Set<number>();
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function status(node: Node, timeoutMs = 1000): Promise<Status | undefined> {
+  try {
+    const s = (await maintRequest('127.0.0.1', maint[node], { op: 'status' }, timeoutMs)) as Status;
+    if (typeof s.pid === 'number') seenPids.add(s.pid);
+    return s;
+  } catch {
+    return undefined; // not answering (stopped, killed, restarting)
+  }
+}
+
+async function waitStatus(node: Node, pred: (s: Status) => boolean, timeoutMs: number, what: string): Promise<Status> {
+  const t0 = performance.now();
+  let last: Status | undefined;
+  while (performance.now() - t0 < timeoutMs) {
+    last = await status(node);
+    if (last && pred(last)) return last;
+    await sleep(50);
+  }
+  throw new Error(`${node}: ${what} not seen within ${timeoutMs} ms; last status ${JSON.stringify(last)?.slice(0, 600)}`);
+}
+
+async function roles(): Promise<Record<Node, Status | undefined>> {
+  const [a, b] = await Promise.all([status('shmc-a'), status('shmc-b')]);
+  return { 'shmc-a': a, 'shmc-b': b };
+}
+
+async function activeNode(): Promise<{ node: Node; s: Status }> {
+  const r = await roles();
+  const act = NODES.filter((n) => r[n]?.role === 'active');
+  expect(act, JSON.stringify(r)).toHaveLength(1);
+  return { node: act[0]!, s: r[act[0]!]! };
+}
+
+const peerOf = (n: Node): Node => (n === 'shmc-a' ? 'shmc-b' : 'shmc-a');
+
+const ipmitool = (...rest: string[]) =>
+  runClient(['ipmitool', '-I', 'lanplus', '-H', '127.0.0.1', '-p', String(emu!.ipmi.port), '-U', TEST_ADMIN.user, '-P', TEST_ADMIN.password, '-C', '17', '-N', '1', '-R', '2', ...rest], { timeoutMs: 20_000 });
+
+async function ipmitoolOk(...rest: string[]): Promise<string> {
+  const r = await ipmitool(...rest);
+  expect([r.exitCode, r.stderr], `ipmitool ${rest.join(' ')}`).toEqual([0, '']);
+  return r.stdout;
+}
+
+/** Record IDs `ipmitool sel list` prints (first column, hex). */
+function selIds(out: string): number[] {
+  return out.split('\n').map((l) => /^\s*([0-9a-f]+) \|/i.exec(l)).filter((m): m is RegExpExecArray => m !== null).map((m) => parseInt(m[1]!, 16));
+}
+
+const stats = (): LogLine[] => emu!.lines.filter((l) => l.event === 'stats');
+
+/** Waits for `n` stats lines after the current ones. */
+async function moreStats(n: number): Promise<LogLine[]> {
+  const before = stats().length;
+  const t0 = performance.now();
+  while (stats().length < before + n) {
+    if (performance.now() - t0 > 20_000) throw new Error('no stats lines');
+    await sleep(100);
+  }
+  return stats().slice(before);
+}
+
+/** Every stats line so far forwards traffic and has lost no session; packets only grow. */
+function expectForwardingThroughout(): void {
+  const s = stats();
+  expect(s.length).toBeGreaterThan(2);
+  let packets = -1;
+  for (const l of s) {
+    const sessions = l.sessions as { lost: number; active: number };
+    expect(sessions.lost, JSON.stringify(l)).toBe(0);
+    expect(l.pps as number, JSON.stringify(l)).toBeGreaterThan(0);
+    expect(l.packets as number).toBeGreaterThan(packets);
+    packets = l.packets as number;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+beforeAll(async () => {
+  emu = await startHeadless({ args: ['--split'], readyTimeoutMs: 90_000 });
+  const r = emu.ready as unknown as { pids: Record<string, number>; maint: Record<Node, number> };
+  maint['shmc-a'] = r.maint['shmc-a'];
+  maint['shmc-b'] = r.maint['shmc-b'];
+  for (const p of Object.values(r.pids)) seenPids.add(p);
+  // Both up: one active, the other a hot standby.
+  await waitStatus('shmc-a', (s) => s.role === 'active' || s.role === 'standby.hot', 30_000, 'active or hot');
+  await waitStatus('shmc-b', (s) => s.role === 'active' || s.role === 'standby.hot', 30_000, 'active or hot');
+}, 120_000);
+
+afterAll(async () => {
+  await emu?.kill();
+  for (const p of seenPids) {
+    try {
+      process.kill(p, 'SIGCONT');
+      process.kill(p, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  emu?.cleanup();
+});
+
+describe('split shelf: the ShMC pair as processes', () => {
+  it('ready line: PIDs and maintenance ports of the shelf and both ShMCs; one active, one standby.hot', async () => {
+    const r = emu!.ready as unknown as { pids: Record<string, number>; maint: Record<string, number>; ipmi: string };
+    expect(r.pids.shelf).toBe(emu!.pid);
+    expect(Object.keys(r.pids).sort()).toEqual(['shelf', 'shmc-a', 'shmc-b']);
+    const { node, s } = await activeNode();
+    expect(s.shelf_address_bound).toBe(true);
+    const other = await status(peerOf(node));
+    expect(other?.role).toBe('standby.hot');
+    expect(other?.shelf_address_bound).toBe(false);
+    expect(r.pids[node]).toBe(s.pid);
+    expect(await ipmitoolOk('mc', 'info')).toMatch(/IPMI Version\s+: 2\.0/);
+  });
+
+  it('blocking only the heartbeat UDP traffic causes no takeover', async () => {
+    const { node: act } = await activeNode();
+    const stby = peerOf(act);
+    for (const n of NODES) {
+      expect(await maintRequest('127.0.0.1', maint[n], { op: 'block-heartbeats', on: true, password: 'wrong' })).toMatchObject({ error: { code: 'denied' } });
+      expect(await maintRequest('127.0.0.1', maint[n], { op: 'block-heartbeats', on: true, password: TEST_ADMIN.password })).toMatchObject({ ok: true });
+    }
+    let sawSilence = false;
+    const t0 = performance.now();
+    while (performance.now() - t0 < 2500) {
+      const r = await roles();
+      expect(r[act]?.role, 'the active stays active').toBe('active');
+      expect(r[stby]?.role, 'the standby never takes over').not.toBe('active');
+      const s = r[stby]!;
+      if (s.heartbeatAgeMs !== null && s.heartbeatAgeMs > s.heartbeatMs * s.missedHeartbeats) sawSilence = true;
+      await sleep(100);
+    }
+    // The switch really cut the heartbeats: the standby heard nothing for more than N intervals.
+    expect(sawSilence).toBe(true);
+    expect((await status(stby))?.takeovers).toBe(0);
+    for (const n of NODES) await maintRequest('127.0.0.1', maint[n], { op: 'block-heartbeats', on: false, password: TEST_ADMIN.password });
+    await waitStatus(stby, (s) => s.role === 'standby.hot' && s.heartbeatAgeMs !== null && s.heartbeatAgeMs < s.heartbeatMs * s.missedHeartbeats, 10_000, 'hot again, hearing the active');
+    expect((await activeNode()).node).toBe(act);
+  }, 60_000);
+
+  it('kill -9 of the active: the peer takes over in ≤ 3 heartbeats + activation, ipmitool answers, no SEL record lost, forwarding never stops', async () => {
+    for (let i = 0; i < 3; i++) await ipmitoolOk('event', '1');
+    const before = selIds(await ipmitoolOk('sel', 'list'));
+    expect(before.length).toBeGreaterThanOrEqual(3);
+    const { node: act, s: actStatus } = await activeNode();
+    const stby = peerOf(act);
+    await moreStats(1);
+
+    const t0 = performance.now();
+    process.kill(actStatus.pid, 'SIGKILL');
+    const s = await waitStatus(stby, (x) => x.role === 'active', 5000, 'active');
+    const wall = performance.now() - t0;
+    expect(wall, 'kill → peer reports active (wall clock, generous)').toBeLessThan(2000);
+    expect(s.takeover).not.toBeNull();
+    expect(s.takeover!.from).toBe('standby.hot');
+    expect(s.takeover!.sincePeerLinesDropMs, 'the killed process\'s lines dropped at once').not.toBeNull();
+    expect(s.takeover!.totalMs!, JSON.stringify(s.takeover)).toBeLessThanOrEqual(s.heartbeatMs * s.missedHeartbeats + s.activationMs);
+
+    // The shelf address answers again (bound by the new active), with every record written before.
+    await waitStatus(stby, (x) => x.shelf_address_bound, 5000, 'shelf address bound');
+    expect(await ipmitoolOk('mc', 'info')).toMatch(/IPMI Version\s+: 2\.0/);
+    const after = selIds(await ipmitoolOk('sel', 'list'));
+    for (const id of before) expect(after).toContain(id);
+    // …and in the new active's own database (mirrored while it was the hot standby).
+    const mirrored = (await status(stby))!.sel.ids;
+    for (const id of before) expect(mirrored).toContain(id);
+
+    // The boards never stopped forwarding; no session lost.
+    await moreStats(2);
+    expectForwardingThroughout();
+
+    // The killed ShMC's watchdog expires in the shelf, which starts it again: back as a hot standby.
+    const back = await waitStatus(act, (x) => x.role === 'standby.hot', 30_000, 'restarted as standby.hot');
+    expect(back.pid).not.toBe(actStatus.pid);
+    expect(back.roles.map((r) => r.role)).not.toContain('active');
+    expect(emu!.lines.some((l) => l.category === 'watchdog' && l.node === act)).toBe(true);
+  }, 90_000);
+
+  it('SIGSTOP of the active: its watchdog expires in the shelf, which resets it; the peer takes over; it returns standby.ready → standby.hot, never active', async () => {
+    const { node: act, s: actStatus } = await activeNode();
+    const stby = peerOf(act);
+    const resetsBefore = emu!.lines.filter((l) => l.category === 'watchdog' && l.node === act).length;
+    await ipmitoolOk('event', '1');
+    const before = selIds(await ipmitoolOk('sel', 'list'));
+    process.kill(actStatus.pid, 'SIGSTOP');
+    try {
+      const t0 = performance.now();
+      let took: Status | undefined;
+      let restarted: Status | undefined;
+      while (performance.now() - t0 < 60_000) {
+        const r = await roles();
+        const actives = NODES.filter((n) => r[n]?.role === 'active');
+        expect(actives.length, `never two actives: ${JSON.stringify(actives)}`).toBeLessThanOrEqual(1);
+        if (r[stby]?.role === 'active') took ??= r[stby];
+        const a = r[act];
+        if (a && a.pid !== actStatus.pid) {
+          expect(a.role, 'the restarted ShMC is never active').not.toBe('active');
+          if (a.role === 'standby.hot' && took) {
+            restarted = a;
+            break;
+          }
+        }
+        await sleep(100);
+      }
+      expect(took, 'the peer took over').toBeDefined();
+      expect(took!.takeover!.from).toBe('standby.hot');
+      expect(restarted, 'the reset ShMC came back standby.hot').toBeDefined();
+      const seq = restarted!.roles.map((r) => r.role);
+      expect(seq).not.toContain('active');
+      expect(seq.indexOf('standby.ready')).toBeGreaterThanOrEqual(0);
+      expect(seq.indexOf('standby.hot')).toBeGreaterThan(seq.indexOf('standby.ready'));
+      // The reset was the shelf's watchdog, and the stopped process is gone (killed, not continued).
+      expect(emu!.lines.filter((l) => l.category === 'watchdog' && l.node === act).length).toBeGreaterThan(resetsBefore);
+      const t1 = performance.now();
+      while (alive(actStatus.pid) && performance.now() - t1 < 5000) await sleep(50);
+      expect(alive(actStatus.pid)).toBe(false);
+    } finally {
+      try {
+        process.kill(actStatus.pid, 'SIGCONT');
+      } catch {
+        // already killed by the shelf
+      }
+    }
+    expect(await ipmitoolOk('mc', 'info')).toMatch(/IPMI Version\s+: 2\.0/);
+    const after = selIds(await ipmitoolOk('sel', 'list'));
+    for (const id of before) expect(after).toContain(id);
+    await moreStats(1);
+    expectForwardingThroughout();
+  }, 120_000);
+
+  it('SIGTERM ends the shelf and every ShMC process (no orphans)', async () => {
+    const r = await roles();
+    for (const n of NODES) if (r[n]) seenPids.add(r[n]!.pid);
+    const code = await emu!.stop('SIGTERM', 30_000);
+    expect(code).toBe(0);
+    const t0 = performance.now();
+    while ([...seenPids].some(alive) && performance.now() - t0 < 10_000) await sleep(100);
+    expect([...seenPids].filter(alive)).toEqual([]);
+  }, 60_000);
+});
