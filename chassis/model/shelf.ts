@@ -1550,7 +1550,11 @@ export class Shelf {
       rt.chassisOff = false;
       const c = rt.hs.context;
       if (c.state === 1 && rt.faults.size === 0 && c.handleClosed) rt.hs.dispatch('shm.activate');
-      else this.safePersist(() => this.store.putFruState(this.record(rt)));
+      else {
+        // still deactivating from the power-off (M5/M6, e.g. an HA handover in progress): activate once in M1
+        if (c.state === 5 || c.state === 6) rt.reactivateOnM1 = true;
+        this.safePersist(() => this.store.putFruState(this.record(rt)));
+      }
     }
     this.emit({ type: 'chassis.power', at: this.now(), on: true, action });
   }

@@ -461,7 +461,11 @@ export class EmulatorHa implements HaPart {
     try {
       this.fabric.perform({ op: 'switchover', pair: share });
     } catch (e) {
-      if (e instanceof CommandError) throw new CommandError(e.code, `${r.to} cannot take over: ${e.code.replace(/_/g, ' ')} (${e.message})`);
+      if (e instanceof CommandError) {
+        const refused = new CommandError(e.code, `${r.to} cannot take over: ${e.code.replace(/_/g, ' ')} (${e.message})`);
+        this.log.warn({ category: 'switchover-refused', from: r.from, to: r.to, reason: r.reason, code: e.code }, `shelf-manager switchover (${r.reason}) refused: ${refused.message}`);
+        throw refused;
+      }
       throw e;
     }
     // The machines finish the handover within milliseconds; the shelf address moves now.

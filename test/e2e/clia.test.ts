@@ -112,14 +112,19 @@ describe('reading the shelf', () => {
     expect((await clia('setfanlevel', 'fan1', '40')).code).toBe(1);
   });
 
-  it('console: no consoles in this run (each board says so; one named FRU is refused)', async () => {
+  it('console: every ShMC and board lists its PTY; one named FRU gives its path; a fan tray has none', async () => {
     const c = await clia('console');
     expect(c.code).toBe(0);
-    expect(c.stdout).toMatch(/^slot3: no console$/m);
-    expect((await json<Array<{ path: string | null }>>('console')).every((x) => x.path === null)).toBe(true);
+    expect(c.stdout).toMatch(/^slot3: \/dev\/pts\/\d+$/m);
+    const list = await json<Array<{ fru: string; path: string | null }>>('console');
+    expect(list.map((x) => x.fru)).toEqual(expect.arrayContaining(['shmc-a', 'shmc-b', 'slot1', 'slot2', 'slot3', 'slot4', 'slot5', 'slot6']));
+    expect(list.every((x) => typeof x.path === 'string' && x.path.startsWith('/dev/pts/'))).toBe(true);
     const one = await clia('console', 'slot3');
-    expect(one.code).toBe(1);
-    expect(one.stderr).toMatch(/slot3 has no serial console/);
+    expect(one.code).toBe(0);
+    expect(one.stdout.trim()).toBe(`slot3: ${list.find((x) => x.fru === 'slot3')!.path}`);
+    const fan = await clia('console', 'fan1');
+    expect(fan.code).toBe(1);
+    expect(fan.stderr).toMatch(/fan1 has no serial console/);
   });
 });
 

@@ -243,7 +243,14 @@ const IPMITOOL_STEPS: Record<string, Step> = {
     },
   },
   '81': {
-    before: async (h, s) => void (s.deactivatedShmc = await active(h)),
+    // the ShMC cold-reset at 75 re-arbitrates (booting → standby.ready → standby.hot); a planned
+    // deactivation of the active one is refused until its peer is hot (ha.md S02), so wait for it
+    before: async (h, s) => {
+      await until('the peer ShMC standby.hot', async () => (await h.api.shmStatus()).peerRole === 'standby.hot', 20_000);
+      // the active ShMC learns the peer's new role from the peer's next heartbeat (100 ms interval)
+      await sleep(500);
+      s.deactivatedShmc = await active(h);
+    },
     check: async (_r, h, s) => {
       expect(await active(h)).not.toBe(s.deactivatedShmc);
       expect([6, 1]).toContain(await state(h, s.deactivatedShmc!));

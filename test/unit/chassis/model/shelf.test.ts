@@ -369,6 +369,15 @@ describe('chassis control', () => {
     expect(r.shelf.restartCause()).toBe(1);
   });
 
+  it('on while the boards are still deactivating (M6) brings them back once they reach M1', () => {
+    const r = rig();
+    r.shelf.chassisControl('off');
+    expect(r.shelf.state(3)).toBe(6);
+    r.shelf.chassisControl('on');
+    r.run(5000);
+    for (const s of [1, 2, 3, 4, 5, 6]) expect(r.shelf.state(s)).toBe(4);
+  });
+
   it('cycle: off at once, on again after the power-cycle interval', () => {
     const r = rig();
     r.shelf.chassisControl('cycle');
