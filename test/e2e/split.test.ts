@@ -37,6 +37,12 @@ type Status = {
 };
 
 const NODES = ['shmc-a', 'shmc-b'] as const;
+/**
+ * Event-loop lateness allowed on top of "3 heartbeat intervals + activation": the standby claims
+ * when its silence timer fires (N × h after the last heartbeat it heard, which left the peer before
+ * the kill), and a timer on a busy 2-core machine fires late by a few ms to tens of ms.
+ */
+const SCHEDULING_SLACK_MS = 50;
 type Node = (typeof NODES)[number];
 
 let emu: HeadlessEmulator | undefined;
@@ -209,7 +215,9 @@ describe('split shelf: the ShMC pair as processes', () => {
     expect(s.takeover).not.toBeNull();
     expect(s.takeover!.from).toBe('standby.hot');
     expect(s.takeover!.sincePeerLinesDropMs, 'the killed process\'s lines dropped at once').not.toBeNull();
-    expect(s.takeover!.totalMs!, JSON.stringify(s.takeover)).toBeLessThanOrEqual(s.heartbeatMs * s.missedHeartbeats + s.activationMs);
+    // The rule claims N heartbeat intervals after the last heartbeat heard; the process's own timer
+    // lateness on a loaded machine comes on top (SCHEDULING_SLACK_MS, stated in docs/split.md).
+    expect(s.takeover!.totalMs!, JSON.stringify(s.takeover)).toBeLessThanOrEqual(s.heartbeatMs * s.missedHeartbeats + s.activationMs + SCHEDULING_SLACK_MS);
 
     // The shelf address answers again (bound by the new active), with every record written before.
     await waitStatus(stby, (x) => x.shelf_address_bound, 5000, 'shelf address bound');

@@ -1,0 +1,57 @@
+/** Bus codec of the split shelf (chassis/split/bus-codec.ts): round trips, garbage refused, bounded lines. */
+import { describe, expect, it } from 'vitest';
+import { DecodeError } from '../../../board/common/errors.ts';
+import { decodeBusMessage, encodeBusMessage, LineSplitter, MAX_BUS_LINE, type BusMessage } from '../../../chassis/split/bus-codec.ts';
+
+const on = { present: true, healthy: true, active: false, power: 'on' as const };
+
+describe('bus codec', () => {
+  const samples: BusMessage[] = [
+    { t: 'hello', node: 'shmc-a', pid: 42, argv: ['--node', 'a'] },
+    { t: 'healthy', on: true },
+    { t: 'claim', epoch: 3 },
+    { t: 'release' },
+    { t: 'wdset', timeoutMs: 1000 },
+    { t: 'kick' },
+    { t: 'wdstop' },
+    { t: 'role', role: 'standby.hot', epoch: 2 },
+    { t: 'ipmi', id: 7, address: '127.0.0.1', port: 40000, data: 'BgD/Bw==' },
+    { t: 'selwant' },
+    { t: 'welcome', node: 'shmc-b', ha: { heartbeatMs: 100 } },
+    { t: 'refused', reason: 'no' },
+    { t: 'lines', self: on, peer: { ...on, active: true }, interlock: true, epoch: 4, at: 1_700_000_000_000 },
+    { t: 'claimed', ok: false, epoch: 5 },
+    { t: 'ipmi', id: 7, replies: ['AA==', 'AQ=='] },
+    { t: 'send', address: '127.0.0.1', port: 1, data: 'AA==' },
+    { t: 'sel', id: 12, data: 'AAAA' },
+  ];
+
+  it('round-trips every message type as one line', () => {
+    for (const m of samples) {
+      const line = encodeBusMessage(m);
+      expect(line.endsWith('\n')).toBe(true);
+      expect(line.indexOf('\n')).toBe(line.length - 1);
+      expect(decodeBusMessage(line.slice(0, -1))).toEqual(m);
+    }
+  });
+
+  it('refuses garbage with a DecodeError naming what is wrong', () => {
+    const bad = ['not json', '[]', '42', '{"t":"nope"}', '{"t":"claim"}', '{"t":"claim","epoch":"1"}', '{"t":"hello","node":"shmc-c","pid":1,"argv":[]}',
+      '{"t":"lines","self":{},"peer":{},"interlock":true,"epoch":0}', '{"t":"hello","node":"shmc-a","pid":1,"argv":[1]}', '{"t":"wdset","timeoutMs":0}'];
+    for (const b of bad) {
+      expect(() => decodeBusMessage(b), b).toThrow(DecodeError);
+    }
+    expect(() => decodeBusMessage('x'.repeat(MAX_BUS_LINE + 1))).toThrow(/exceeds/);
+  });
+
+  it('splits a stream into lines across chunk borders and bounds an endless line', () => {
+    const s = new LineSplitter();
+    expect(s.push('{"t":"ki')).toEqual([]);
+    expect(s.push('ck"}\n{"t":"release"}\n\n{"t"')).toEqual(['{"t":"kick"}', '{"t":"release"}']);
+    expect(s.push(':"wdstop"}\n')).toEqual(['{"t":"wdstop"}']);
+    const long = s.push('y'.repeat(MAX_BUS_LINE + 10));
+    expect(long).toHaveLength(1);
+    expect(() => decodeBusMessage(long[0]!)).toThrow(DecodeError);
+    expect(s.push('{"t":"kick"}\n')).toEqual(['{"t":"kick"}']);
+  });
+});

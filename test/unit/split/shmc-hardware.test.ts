@@ -1,0 +1,155 @@
+/**
+ * The shelf-held ShMC hardware (chassis/split/shmc-hardware.ts) and the split shelf's bus side
+ * (chassis/split/split-shelf.ts) in simulated time: lines drop when a connection closes, the watchdog
+ * keeps counting and its expiry resets the ShMC (kill + start again with the registered flags),
+ * registrations are checked, stale connections are ignored.
+ */
+import { describe, expect, it } from 'vitest';
+import { nullLogger } from '../../../board/common/logger.ts';
+import { SimClock } from '../../../board/common/sim-clock.ts';
+import { TimeoutAction } from '../../../chassis/ha/watchdog.ts';
+import type { ToShmc } from '../../../chassis/split/bus-codec.ts';
+import { resetDecision, ShmcHardware } from '../../../chassis/split/shmc-hardware.ts';
+import { shmcArgv } from '../../../chassis/split/shmc-flags.ts';
+import { SplitShelf, type BusConnection, type ShmcRegistration } from '../../../chassis/split/split-shelf.ts';
+
+describe('watchdog reset decision', () => {
+  it('maps the IPMI timeout actions', () => {
+    expect(resetDecision({ action: TimeoutAction.hardReset })).toBe('reset');
+    expect(resetDecision({ action: TimeoutAction.powerCycle })).toBe('reset');
+    expect(resetDecision({ action: TimeoutAction.powerDown })).toBe('off');
+    expect(resetDecision({ action: TimeoutAction.none })).toBe('log');
+  });
+});
+
+describe('ShmcHardware', () => {
+  it('lines follow the connection; a killed ShMC is reset when its watchdog expires; kicks keep it alive', () => {
+    const clock = new SimClock(0);
+    const resets: Array<[string, number]> = [];
+    const hw = new ShmcHardware({ clock, log: nullLogger, reset: (n) => resets.push([n, clock.now()]) });
+    hw.connect('shmc-a');
+    hw.connect('shmc-b');
+    hw.setHealthy('shmc-a', true);
+    expect(hw.claim('shmc-a', 1)).toBe(true);
+    expect(hw.claim('shmc-b', 2)).toBe(false); // interlock
+    expect(hw.view('shmc-b').peer).toEqual({ present: true, healthy: true, active: true, power: 'on' });
+    hw.watchdogSet('shmc-a', 1000);
+    for (let i = 0; i < 20; i++) {
+      clock.advance(100);
+      hw.kick('shmc-a');
+    }
+    expect(resets).toEqual([]);
+    hw.disconnect('shmc-a'); // kill -9: lines drop at once
+    expect(hw.view('shmc-b').peer).toMatchObject({ healthy: false, active: false, power: 'off' });
+    expect(hw.claim('shmc-b', 2)).toBe(true);
+    hw.kick('shmc-a'); // a dead process cannot kick
+    clock.advance(999);
+    expect(resets).toEqual([]);
+    clock.advance(1);
+    expect(resets).toEqual([['shmc-a', 3000]]);
+    expect(hw.power('shmc-a')).toBe('reset');
+    expect(hw.expiries['shmc-a']).toBe(1);
+    hw.connect('shmc-a'); // the restarted process registers
+    expect(hw.view('shmc-a').self).toMatchObject({ power: 'on', active: false });
+  });
+});
+
+function fakeConn(label: string) {
+  const sent: ToShmc[] = [];
+  let closed = false;
+  const c: BusConnection & { sent: ToShmc[]; closed: () => boolean } = {
+    label,
+    send: (m) => {
+      if (!closed) sent.push(m);
+    },
+    close: () => {
+      closed = true;
+    },
+    sent,
+    closed: () => closed,
+  };
+  return c;
+}
+
+const argvOf = (n: 'a' | 'b') =>
+  shmcArgv({ node: n, shelf: { host: '127.0.0.1', port: 4000 }, peerListen: { host: '127.0.0.1', port: n === 'a' ? 4001 : 4002 }, peer: { host: '127.0.0.1', port: n === 'a' ? 4002 : 4001 }, ipmiPort: 6230, maintPort: n === 'a' ? 4003 : 4004, db: `/tmp/shmc-${n}.db`, adminPassword: 'pw' });
+
+describe('SplitShelf', () => {
+  function setup() {
+    const clock = new SimClock(0);
+    const restarts: ShmcRegistration[] = [];
+    const split = new SplitShelf({ clock, log: nullLogger, wallNow: () => 1_000_000 + clock.now(), ha: { heartbeatMs: 100 }, restart: (r) => restarts.push(r), kill: () => {} });
+    return { clock, restarts, split };
+  }
+
+  it('checks registrations: bad flags, flags of the other node, a second connection for a live node', () => {
+    const { split } = setup();
+    const bad = fakeConn('bad');
+    split.onMessage(bad, { t: 'hello', node: 'shmc-a', pid: 1, argv: [...argvOf('a'), '--exec', 'sh'] });
+    expect(bad.sent[0]).toMatchObject({ t: 'refused', reason: expect.stringMatching(/unknown flag --exec/) });
+    expect(bad.closed()).toBe(true);
+    const wrong = fakeConn('wrong');
+    split.onMessage(wrong, { t: 'hello', node: 'shmc-a', pid: 1, argv: argvOf('b') });
+    expect(wrong.sent[0]).toMatchObject({ t: 'refused' });
+    const a = fakeConn('a');
+    split.onMessage(a, { t: 'hello', node: 'shmc-a', pid: 11, argv: argvOf('a') });
+    expect(a.sent[0]).toMatchObject({ t: 'welcome', node: 'shmc-a', ha: { heartbeatMs: 100 } });
+    const dup = fakeConn('dup');
+    split.onMessage(dup, { t: 'hello', node: 'shmc-a', pid: 12, argv: argvOf('a') });
+    expect(dup.sent[0]).toMatchObject({ t: 'refused', reason: expect.stringMatching(/already connected/) });
+    // messages before a hello are ignored (counted)
+    const stranger = fakeConn('s');
+    split.onMessage(stranger, { t: 'claim', epoch: 1 });
+    expect(stranger.sent).toEqual([]);
+    expect(split.garbage).toBe(1);
+  });
+
+  it('a closed connection drops the lines at once (the peer is told); watchdog expiry restarts with the registered flags; the stale connection is ignored', () => {
+    const { clock, restarts, split } = setup();
+    const a = fakeConn('a');
+    const b = fakeConn('b');
+    split.onMessage(a, { t: 'hello', node: 'shmc-a', pid: 11, argv: argvOf('a') });
+    split.onMessage(b, { t: 'hello', node: 'shmc-b', pid: 22, argv: argvOf('b') });
+    split.onMessage(a, { t: 'healthy', on: true });
+    split.onMessage(a, { t: 'claim', epoch: 1 });
+    expect(a.sent.at(-1)).toEqual({ t: 'claimed', ok: true, epoch: 1 });
+    split.onMessage(b, { t: 'healthy', on: true });
+    split.onMessage(b, { t: 'claim', epoch: 2 });
+    expect(b.sent.at(-1)).toEqual({ t: 'claimed', ok: false, epoch: 2 });
+    split.onMessage(a, { t: 'wdset', timeoutMs: 1000 });
+    split.onMessage(b, { t: 'wdset', timeoutMs: 1000 });
+    const kickB = () => split.onMessage(b, { t: 'kick' });
+    clock.advance(500);
+    kickB();
+    split.onMessage(a, { t: 'kick' });
+    // SIGSTOP of a: no kicks any more, the connection stays open
+    for (let i = 0; i < 9; i++) {
+      clock.advance(100);
+      kickB();
+    }
+    expect(restarts).toEqual([]);
+    const linesBefore = b.sent.filter((m) => m.t === 'lines').length;
+    clock.advance(100);
+    kickB();
+    expect(restarts).toEqual([{ node: 'shmc-a', pid: 11, argv: argvOf('a') }]);
+    expect(split.restarts['shmc-a']).toBe(1);
+    expect(a.closed()).toBe(true);
+    const lastLines = b.sent.filter((m): m is Extract<ToShmc, { t: 'lines' }> => m.t === 'lines');
+    expect(lastLines.length).toBeGreaterThan(linesBefore);
+    expect(lastLines.at(-1)!.peer).toMatchObject({ healthy: false, active: false, power: 'reset' });
+    expect(lastLines.at(-1)!.at).toBe(1_000_000 + clock.now());
+    // the stopped process's connection is no longer heard
+    split.onMessage(a, { t: 'claim', epoch: 9 });
+    expect(split.hw.view('shmc-b').peer.active).toBe(false);
+    // a killed ShMC (connection closed) drops its lines at once
+    split.onMessage(b, { t: 'claim', epoch: 2 });
+    expect(b.sent.at(-1)).toEqual({ t: 'claimed', ok: true, epoch: 2 });
+    const a2 = fakeConn('a2');
+    split.onMessage(a2, { t: 'hello', node: 'shmc-a', pid: 33, argv: argvOf('a') });
+    expect(a2.sent[0]).toMatchObject({ t: 'welcome' });
+    split.onClose(b);
+    expect(a2.sent.filter((m) => m.t === 'lines').at(-1)).toMatchObject({ peer: { healthy: false, active: false, power: 'off' } });
+    expect(split.connected('shmc-b')).toBe(false);
+    split.stop();
+  });
+});
