@@ -205,6 +205,10 @@ export class TuiApp {
     this.destroyed = true;
     if (this.timer !== undefined) this.opts.clock.clearTimeout(this.timer);
     this.unsubscribe();
-    this.screen.destroy();
+    try {
+      this.screen.destroy();
+    } catch {
+      // the terminal is gone (SIGHUP, closed pty: write EIO): nothing left to restore
+    }
   }
 }

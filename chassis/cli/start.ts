@@ -311,6 +311,12 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
         loggers.flush();
         offSignals();
         process.off('uncaughtException', onCrash);
+        if (reason === 'SIGHUP' && !o.headless) {
+          // The terminal is gone: end as the default SIGHUP action would (status 129), without
+          // Node's exit-time terminal reset, which aborts on a vanished tty (write EIO).
+          process.kill(process.pid, 'SIGHUP');
+          return;
+        }
         resolveExit(reason === 'tui-error' || reason === 'internal-error' ? 1 : 0);
       })();
     };
@@ -362,6 +368,12 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
           ...(adminNote ? { message: { text: adminNote, level: 'info' as const } } : {}),
         });
         tui = app;
+        // A terminal that vanished (pty closed, tmux killed) fails writes with EIO/EPIPE: that is a
+        // hang-up, not an internal error.
+        process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+          if (e.code !== 'EIO' && e.code !== 'EPIPE') throw e;
+          shutdown('SIGHUP');
+        });
         app.start();
         log.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, tui: true, ...(split ? split.readyFields() : {}) }, 'ready');
       })

@@ -11,7 +11,8 @@
  * `?` shows the help; the screen re-lays out on resize; `q` exits 0 with the database intact and
  * slot3 stored in M4.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -194,6 +195,32 @@ describe('atcasim start: the TUI under tmux', () => {
       expect(store.loadFruStates().find((r) => r.fru === 'slot3')?.state).toBe(4);
       const sel = store.loadSel().records.length;
       expect(sel).toBeGreaterThanOrEqual(13 + 3 + 3);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('the terminal going away (tmux killed: SIGHUP, writes fail EIO) ends the emulator: no orphan, database closed, no internal error', async () => {
+    const db2 = join(dir, 'hup.db');
+    const errLog = join(dir, 'hup.stderr');
+    const t = TmuxSession.start(
+      ['sh', '-c', `exec "$0" "$@" 2>${errLog}`, process.execPath, ATCASIM_BIN, 'start', '--db', db2, '--ipmi-port', '0', '--session-capacity', '4096', '--admin-password', TEST_ADMIN.password],
+      { width: 80, height: 24 },
+    );
+    const pids = () => (spawnSync('pgrep', ['-f', db2], { encoding: 'utf8' }).stdout ?? '').split('\n').filter((x) => x && Number(x) !== process.pid);
+    try {
+      await t.waitFor((s) => (parseFront(s)?.length === 14 ? s : undefined), 90_000, 'the front view');
+      expect(pids().length).toBeGreaterThan(0);
+    } finally {
+      t.kill();
+    }
+    const end = Date.now() + 20_000;
+    while (pids().length > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+    expect(pids()).toEqual([]);
+    expect(readFileSync(errLog, 'utf8')).not.toMatch(/internal error|Assertion failed/);
+    const store = SqliteStore.open(db2, { mustExist: true, readonly: true });
+    try {
+      expect(store.integrityCheck()).toEqual(['ok']);
     } finally {
       store.close();
     }
