@@ -685,8 +685,9 @@ function readDataplane(v: Value | undefined): { ecmp: EcmpConfig; processor: Pro
     t.hotCapacity = s.opt('hot_capacity')?.int({ min: 0, max: 100_000_000 }) ?? Math.min(t.hotCapacity, t.capacity);
     t.promoteAfterHits = s.opt('promote_after_hits')?.int({ min: 1, max: 1_000_000 }) ?? t.promoteAfterHits;
     t.aclCapacity = s.opt('acl_capacity')?.int({ min: 1, max: 1_000_000 }) ?? t.aclCapacity;
+    t.persistenceCapacity = s.opt('persistence_capacity')?.int({ min: 1, max: 100_000_000 }) ?? t.persistenceCapacity;
     if (t.hotCapacity > t.capacity) s.req('hot_capacity').fail(`must not exceed capacity (${t.capacity})`);
-    s.done(['capacity', 'hot_capacity', 'promote_after_hits', 'acl_capacity']);
+    s.done(['capacity', 'hot_capacity', 'promote_after_hits', 'acl_capacity', 'persistence_capacity']);
   }
   const tV = m.opt('timeouts');
   if (tV) {
@@ -699,7 +700,8 @@ function readDataplane(v: Value | undefined): { ecmp: EcmpConfig; processor: Pro
     o.tcpClose = d('tcp_close', o.tcpClose);
     o.udp = d('udp', o.udp);
     o.other = d('other', o.other);
-    t.done(['tcp_syn_recv', 'tcp_established', 'tcp_fin_wait', 'tcp_close', 'udp', 'other']);
+    o.tcpTimeWait = d('tcp_time_wait', o.tcpTimeWait ?? DEFAULT_TIMEOUTS.tcpTimeWait!);
+    t.done(['tcp_syn_recv', 'tcp_established', 'tcp_fin_wait', 'tcp_close', 'udp', 'other', 'tcp_time_wait']);
   }
   const svcV = m.opt('services');
   if (svcV) {
@@ -717,7 +719,11 @@ function readDataplane(v: Value | undefined): { ecmp: EcmpConfig; processor: Pro
     if (rules.length > processor.sessions.aclCapacity) aclV.fail(`${rules.length} rules exceed acl_capacity ${processor.sessions.aclCapacity}`);
     for (const item of rules) processor.acl.push(readAcl(item));
   }
-  m.done(['ecmp', 'sessions', 'timeouts', 'services', 'acl']);
+  const mp = m.opt('midstream_pickup');
+  if (mp) processor.midstreamPickup = mp.bool();
+  const hs = m.opt('hash_seed');
+  if (hs) processor.hashSeed = hs.int({ min: 0, max: 0xffffffff, hex: true });
+  m.done(['ecmp', 'sessions', 'timeouts', 'services', 'acl', 'midstream_pickup', 'hash_seed']);
   return { ecmp, processor };
 }
 

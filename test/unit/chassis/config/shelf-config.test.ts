@@ -141,6 +141,21 @@ describe('broken shelf files give file:line:column', () => {
     expect(c.dataplane.processor.services).toEqual([]);
   });
 
+  it('processor extras: persistence capacity, TIME_WAIT, strict mid-stream policy and hash seed reach the ProcessorConfig', () => {
+    const dflt = parseShelfConfig(BASE, 'shelf.yaml').dataplane.processor;
+    expect(dflt.midstreamPickup).toBeUndefined();
+    expect(dflt.hashSeed).toBeUndefined();
+    const c = parseShelfConfig(
+      `${BASE}dataplane:\n  sessions: { persistence_capacity: 1000 }\n  timeouts: { tcp_time_wait: 30s }\n  midstream_pickup: false\n  hash_seed: 0x1234abcd\n`,
+      'shelf.yaml',
+    ).dataplane.processor;
+    expect(c.sessions.persistenceCapacity).toBe(1000);
+    expect(c.timeouts.tcpTimeWait).toBe(30_000);
+    expect(c.midstreamPickup).toBe(false);
+    expect(c.hashSeed).toBe(0x1234abcd);
+    expect(() => parseShelfConfig(`${BASE}dataplane:\n  midstream_pickup: maybe\n`, 'shelf.yaml')).toThrow(/midstream_pickup/);
+  });
+
   /** Line and column (1-based) of the first occurrence of `needle` in `text`, plus `shift` columns. */
   const at = (text: string, needle: string, shift = 0): [number, number] => {
     const i = text.indexOf(needle);
