@@ -12,6 +12,7 @@
 import type { Command } from 'commander';
 import { randomFillSync } from 'node:crypto';
 import { createSocket } from 'node:dgram';
+import { maintRequest } from '../io/shmc-maint.ts';
 import { SystemClock } from '../io/system-clock.ts';
 import { ConnectionError, IpmiClient, type DatagramTransport } from '../clia/client.ts';
 import { RefusedError, ShelfApi } from '../clia/shelf-api.ts';
@@ -48,6 +49,8 @@ interface CliaOptions {
   json?: boolean;
   verbose?: boolean;
   timeout: string;
+  /** `shmstatus --maint HOST:PORT`: ask one ShMC's maintenance port (split shelf, docs/split.md). */
+  maint?: string;
 }
 
 /**
@@ -76,6 +79,10 @@ export async function runClia(verb: string | undefined, rawArgs: string[], o: Cl
   }
   const v = VERBS[verb];
   if (!v) return fail(2, 'usage', `unknown verb "${verb}" (atcasim clia help)`);
+  if (o.maint !== undefined) {
+    if (verb !== 'shmstatus') return fail(2, 'usage', '--maint goes with shmstatus only');
+    return maintShmStatus(o.maint, json, Number(o.timeout), fail, ctx);
+  }
   const port = Number(o.port);
   if (!Number.isInteger(port) || port < 1 || port > 65535) return fail(2, 'usage', `-p: "${o.port}" is not a UDP port`);
   const suite = Number(o.cipherSuite);
@@ -119,6 +126,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('-C, --cipher-suite <id>', 'RMCP+ cipher suite (17 or 3)', '17')
     .option('--timeout <ms>', 'time to wait for each answer, ms', '1000')
     .option('--json', 'JSON output for scripts')
+    .option('--maint <host:port>', 'shmstatus: ask one shelf manager\'s maintenance port (split shelf: atcasim start --split)')
     .option('-v, --verbose', 'more detail (shmstatus, board)')
     .argument('[verb]', 'what to do ("help" lists the verbs)')
     .argument('[args...]', 'arguments of the verb')
@@ -126,4 +134,32 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (verb: string | undefined, args: string[], o: CliaOptions) => {
       ctx.setExit(await runClia(verb, args, o, ctx));
     });
+}
+
+/**
+ * `clia shmstatus --maint HOST:PORT [--json]`: one ShMC's own report from its maintenance port
+ * (chassis/io/shmc-maint.ts) — its role (`active`, `standby.hot`, …), pid, peer role, last takeover.
+ * @returns the exit status (0, 2 when the port does not answer)
+ */
+async function maintShmStatus(target: string, json: boolean, timeoutMs: number, fail: (code: number, kind: string, message: string) => number, ctx: Pick<CliContext, 'stdout'>): Promise<number> {
+  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(target);
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) return fail(2, 'usage', `--maint: "${target}" is not HOST:PORT`);
+  const host = m[1]!.replace(/^\[|\]$/g, '');
+  let s: Record<string, unknown>;
+  try {
+    s = (await maintRequest(host, Number(m[2]), { op: 'status' }, Number.isFinite(timeoutMs) && timeoutMs > 0 ? Math.max(timeoutMs, 500) : 2000)) as Record<string, unknown>;
+  } catch (e) {
+    return fail(2, 'connection', (e as Error).message);
+  }
+  if (json) {
+    ctx.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+    return 0;
+  }
+  const t = s.takeover as { totalMs: number | null; from: string } | null;
+  ctx.stdout.write(
+    `${String(s.node)} (pid ${String(s.pid)}): ${String(s.role)}, epoch ${String(s.epoch)}; peer ${String(s.peerRole)}` +
+      `${s.shelf_address_bound ? '; holds the shelf address' : ''}` +
+      `${t ? `; last takeover from ${t.from} in ${t.totalMs ?? '?'} ms` : ''}\n`,
+  );
+  return 0;
 }

@@ -1,8 +1,11 @@
 /**
  * A shelf manager's own SQLite database (`atcasim shmc --db FILE`, issue 7): the management state
  * it holds and mirrors (today the SEL records the shelf reported, by record ID) and its activation
- * epoch (a fencing token that survives restarts). WAL with synchronous = FULL: a record counts as
- * committed (and is acknowledged to the active ShMC) only once it is on disk.
+ * epoch (a fencing token that survives restarts). WAL with synchronous = NORMAL: a record counts as
+ * committed (and is acknowledged to the active ShMC) once it is in the WAL file, which survives the
+ * fault this emulates — a killed or reset ShMC process — but not a power loss of the host machine
+ * (FULL would fsync every record: a catch-up of a few thousand SEL records then blocks the ShMC's
+ * event loop for seconds on a busy disk).
  *
  * Refuses a file of another application (PRAGMA application_id is not 'ASHM') with a clear error.
  */
@@ -36,7 +39,7 @@ export class ShmcStore implements ShmcStatePort {
       throw new Error(`${file} is not a shelf-manager database (application_id ${appId}); use another --db FILE`);
     }
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
+    this.db.pragma('synchronous = NORMAL');
     this.db.exec('CREATE TABLE IF NOT EXISTS sel (id INTEGER PRIMARY KEY, data TEXT NOT NULL); CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);');
     this.db.pragma(`application_id = ${SHMC_APPLICATION_ID}`);
     this.put = this.db.prepare('INSERT OR REPLACE INTO sel (id, data) VALUES (?, ?)');

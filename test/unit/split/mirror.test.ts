@@ -15,7 +15,6 @@ function pair(opts: { drop?: (d: MirrorDatagram, dir: 'fwd' | 'back') => boolean
   const active = new Map<number, string>();
   let streams = 0;
   const lat = opts.latencyMs ?? 1;
-  // eslint-disable-next-line prefer-const
   let rx: MirrorReceiver;
   const tx = new MirrorSender({
     clock,
