@@ -1,0 +1,237 @@
+/**
+ * Two ShMC runtimes (chassis/split/shmc-node.ts) on a split shelf (chassis/split/split-shelf.ts),
+ * wired through in-memory bus connections and a loopback "UDP" with 0.2 ms latency, in simulated
+ * time: the whole protocol without sockets, deterministic.
+ *
+ * - boot: one active (holds the shelf address), the other standby.hot;
+ * - synchronous mirroring: the answer to an IPMI request that wrote a SEL record leaves the active
+ *   only after the hot standby committed the record to its own database;
+ * - kill (connection closed): the standby takes over within 3 heartbeat intervals + activation of
+ *   the lines dropping, and holds every record;
+ * - heartbeats blocked both ways: no takeover (the lines show the peer healthy and active);
+ * - hang (no kicks, connection open): the shelf's watchdog resets it (restart port with the
+ *   registered flags), the peer takes over.
+ */
+import { describe, expect, it } from 'vitest';
+import { nullLogger } from '../../../board/common/logger.ts';
+import { SeededRandom } from '../../../board/common/random.ts';
+import { SimClock } from '../../../board/common/sim-clock.ts';
+import { resolveHaConfig } from '../../../chassis/ha/ha-config.ts';
+import type { LanServer } from '../../../chassis/ipmi/lan-server.ts';
+import type { Shelf } from '../../../chassis/model/shelf.ts';
+import type { SelRecord } from '../../../chassis/sensors/sel.ts';
+import type { ShmcNode, ToShmc } from '../../../chassis/split/bus-codec.ts';
+import { shmcArgv } from '../../../chassis/split/shmc-flags.ts';
+import { ShmcRuntime, type ShmcStatePort } from '../../../chassis/split/shmc-node.ts';
+import { SplitShelf, type BusConnection, type ShmcRegistration } from '../../../chassis/split/split-shelf.ts';
+
+const LAT = 0.2;
+
+function memState(): ShmcStatePort & { sel: Map<number, string> } {
+  const sel = new Map<number, string>();
+  let epoch = 0;
+  return {
+    sel,
+    putSel: (id, data) => void sel.set(id, data),
+    allSel: () => [...sel].map(([id, data]) => ({ id, data })).sort((a, b) => a.id - b.id),
+    epoch: () => epoch,
+    setEpoch: (e) => void (epoch = e),
+  };
+}
+
+function world() {
+  const clock = new SimClock(0);
+  const cfg = resolveHaConfig();
+  const restarts: ShmcRegistration[] = [];
+  const split = new SplitShelf({ clock, log: nullLogger, wallNow: () => clock.now(), ha: { ...cfg }, restart: (r) => restarts.push(r), kill: () => {} });
+  // A shelf with a SEL: the fake LAN server logs one record per request (an "Add SEL Entry").
+  const selListeners: Array<(e: { record: SelRecord }) => void> = [];
+  const records: SelRecord[] = [];
+  const shelf = {
+    on: (type: string, fn: (e: { record: SelRecord }) => void) => {
+      if (type === 'sel.added') selListeners.push(fn);
+      return () => {};
+    },
+    selRecords: () => records,
+    setRole: () => {},
+  } as unknown as Shelf;
+  split.attachShelf(shelf);
+  const lan = {
+    handleDatagram: (bytes: Uint8Array) => {
+      const r: SelRecord = { recordId: records.length + 1, recordType: 2, timestamp: 0, generatorId: 0x20, evmRev: 4, sensorType: 1, sensorNumber: bytes[0]!, eventDirType: 1, eventData: [0, 0, 0] };
+      records.push(r);
+      for (const fn of selListeners) fn({ record: r });
+      return [new Uint8Array([0xaa, r.recordId])];
+    },
+    tick: () => undefined,
+    attachTransport: () => () => {},
+  } as unknown as LanServer;
+  split.attachLan(lan, 6230);
+
+  const nodes = new Map<ShmcNode, { rt: ShmcRuntime; conn: BusConnection; state: ReturnType<typeof memState>; blocked: { v: boolean }; alive: boolean; bound: boolean; replies: Array<{ at: number; bytes: Uint8Array; standbyHad: boolean }> }>();
+  const other = (n: ShmcNode): ShmcNode => (n === 'shmc-a' ? 'shmc-b' : 'shmc-a');
+  const boot = (n: ShmcNode, pid: number) => {
+    const state = memState();
+    const letter = n === 'shmc-a' ? 'a' : 'b';
+    let rt: ShmcRuntime | undefined;
+    let open = true;
+    const conn: BusConnection = {
+      label: n,
+      send: (m: ToShmc) => {
+        if (open) clock.setTimeout(() => open && rt?.onBus(m), LAT);
+      },
+      close: () => {
+        open = false;
+      },
+    };
+    const entry = { rt: undefined as unknown as ShmcRuntime, conn, state, blocked: { v: false }, alive: true, bound: false, replies: [] as Array<{ at: number; bytes: Uint8Array; standbyHad: boolean }> };
+    rt = new ShmcRuntime({
+      node: n,
+      cfg,
+      clock,
+      random: new SeededRandom(pid),
+      log: nullLogger,
+      wallNow: () => clock.now(),
+      bus: (m) => {
+        if (open && entry.alive) clock.setTimeout(() => split.onMessage(conn, m), LAT);
+      },
+      sendPeer: (bytes) => {
+        const copy = Uint8Array.from(bytes);
+        clock.setTimeout(() => {
+          const peer = nodes.get(other(n));
+          if (peer?.alive) peer.rt.onPeerDatagram(copy);
+        }, LAT);
+      },
+      shelfAddress: (b) => void (entry.bound = b),
+      sendIpmi: (_a, _p, ds) => {
+        for (const d of ds) entry.replies.push({ at: clock.now(), bytes: d, standbyHad: nodes.get(other(n))?.state.sel.has(d[1]!) ?? false });
+      },
+      state,
+    });
+    entry.rt = rt;
+    nodes.set(n, entry);
+    split.onMessage(conn, {
+      t: 'hello', node: n, pid,
+      argv: shmcArgv({ node: letter, shelf: { host: '127.0.0.1', port: 1 }, peerListen: { host: '127.0.0.1', port: 2 }, peer: { host: '127.0.0.1', port: 3 }, ipmiPort: 6230, maintPort: 4, db: `/x/${n}.db`, adminPassword: 'pw' }),
+    });
+    clock.advance(1);
+    rt.start();
+    return entry;
+  };
+  const kill = (n: ShmcNode) => {
+    const e = nodes.get(n)!;
+    e.alive = false;
+    e.rt.stop();
+    split.onClose(e.conn);
+  };
+  const hang = (n: ShmcNode) => {
+    // SIGSTOP: nothing runs, the connection stays open
+    const e = nodes.get(n)!;
+    e.alive = false;
+    e.rt.stop();
+  };
+  return { clock, cfg, split, nodes, boot, kill, hang, restarts, records };
+}
+
+function roleOf(w: ReturnType<typeof world>, n: ShmcNode): string {
+  return w.nodes.get(n)!.rt.status().role;
+}
+
+describe('ShMC pair on the split shelf (simulated time)', () => {
+  it('boots to one active holding the shelf address and one hot standby', () => {
+    const w = world();
+    w.boot('shmc-a', 101);
+    w.boot('shmc-b', 102);
+    w.clock.advance(3000);
+    expect(roleOf(w, 'shmc-a')).toBe('active');
+    expect(roleOf(w, 'shmc-b')).toBe('standby.hot');
+    expect(w.nodes.get('shmc-a')!.bound).toBe(true);
+    expect(w.nodes.get('shmc-b')!.bound).toBe(false);
+    expect(w.split.shmStatus()).toMatchObject({ self: 'shmc-a', role: 'active', peer: 'shmc-b', peerRole: 'standby.hot' });
+  });
+
+  it('an answer that reports a SEL write leaves only after the hot standby committed the record', () => {
+    const w = world();
+    const a = w.boot('shmc-a', 101);
+    const b = w.boot('shmc-b', 102);
+    w.clock.advance(3000);
+    expect(a.rt.status().mirror).toMatchObject({ synchronous: true });
+    for (let i = 0; i < 5; i++) {
+      a.rt.onIpmiDatagram(new Uint8Array([i]), '127.0.0.1', 40000);
+      w.clock.advance(0.5); // the shelf answered (bus round trip) but the mirror ack is not back yet
+    }
+    w.clock.advance(50);
+    expect(a.replies).toHaveLength(5);
+    for (const r of a.replies) expect(r.standbyHad, `reply for record ${r.bytes[1]}`).toBe(true);
+    expect([...b.state.sel.keys()]).toEqual(expect.arrayContaining(w.records.map((r) => r.recordId)));
+    // Without a hot standby the answers go at once.
+    w.kill('shmc-b');
+    w.clock.advance(1000);
+    const n = a.replies.length;
+    a.rt.onIpmiDatagram(new Uint8Array([9]), '127.0.0.1', 40000);
+    w.clock.advance(1);
+    expect(a.replies).toHaveLength(n + 1);
+    expect(a.replies.at(-1)!.standbyHad).toBe(false);
+  });
+
+  it('kill of the active: the standby takes over within 3 heartbeats + activation of the lines dropping, with every record', () => {
+    const w = world();
+    const a = w.boot('shmc-a', 101);
+    const b = w.boot('shmc-b', 102);
+    w.clock.advance(3000);
+    for (let i = 0; i < 3; i++) a.rt.onIpmiDatagram(new Uint8Array([i]), '127.0.0.1', 40000);
+    w.clock.advance(50);
+    w.clock.advance(13); // somewhere between two heartbeats
+    w.kill('shmc-a');
+    const t0 = w.clock.now();
+    while (roleOf(w, 'shmc-b') !== 'active' && w.clock.now() - t0 < 2000) w.clock.advance(1);
+    expect(roleOf(w, 'shmc-b')).toBe('active');
+    const t = b.rt.status().takeover!;
+    expect(t.from).toBe('standby.hot');
+    expect(t.sincePeerLinesDropMs).not.toBeNull();
+    expect(t.totalMs!).toBeLessThanOrEqual(w.cfg.heartbeatMs * w.cfg.missedHeartbeats + w.cfg.activationMs);
+    expect(b.bound).toBe(true);
+    for (const r of w.records) expect(b.state.sel.has(r.recordId)).toBe(true);
+  });
+
+  it('heartbeats blocked both ways: no takeover (the peer\'s lines stay healthy and active)', () => {
+    const w = world();
+    const a = w.boot('shmc-a', 101);
+    const b = w.boot('shmc-b', 102);
+    w.clock.advance(3000);
+    a.rt.blockHeartbeats(true);
+    b.rt.blockHeartbeats(true);
+    let silent = false;
+    for (let i = 0; i < 50; i++) {
+      w.clock.advance(100);
+      expect(roleOf(w, 'shmc-a')).toBe('active');
+      expect(roleOf(w, 'shmc-b')).not.toBe('active');
+      if ((b.rt.status().heartbeatAgeMs ?? 0) > 300) silent = true;
+    }
+    expect(silent).toBe(true);
+    expect(b.rt.status().takeovers).toBe(0);
+  });
+
+  it('hang (connection open, no kicks): the shelf\'s watchdog resets it with the registered flags; the peer takes over', () => {
+    const w = world();
+    w.boot('shmc-a', 101);
+    const b = w.boot('shmc-b', 102);
+    w.clock.advance(3000);
+    w.hang('shmc-a');
+    w.clock.advance(500);
+    expect(roleOf(w, 'shmc-b')).not.toBe('active'); // silent but its lines are still up
+    w.clock.advance(1000);
+    expect(w.restarts).toHaveLength(1);
+    expect(w.restarts[0]).toMatchObject({ node: 'shmc-a', pid: 101 });
+    expect(w.restarts[0]!.argv).toContain('--node');
+    expect(roleOf(w, 'shmc-b')).toBe('active');
+    expect(b.rt.status().takeover!.sincePeerLinesDropMs).not.toBeNull();
+    // the restarted process registers again and comes back as a standby
+    const a2 = w.boot('shmc-a', 201);
+    w.clock.advance(3000);
+    expect(a2.rt.status().role).toBe('standby.hot');
+    const seq = a2.rt.status().roles.map((r) => r.role);
+    expect(seq).not.toContain('active');
+    expect(seq.indexOf('standby.hot')).toBeGreaterThan(seq.indexOf('standby.ready'));
+  });
+});
