@@ -15,6 +15,7 @@
  *     never active (both maintenance ports polled throughout: never two actives);
  * and SIGTERM ends the shelf and every ShMC process.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maintRequest } from '../../chassis/io/shmc-maint.ts';
 import { runAtcasim, startHeadless, TEST_ADMIN, type HeadlessEmulator, type LogLine } from '../support/headless.ts';
@@ -127,10 +128,15 @@ function expectForwardingThroughout(): void {
   }
 }
 
+/** The process exists and has not exited (an exited child whose parent died may linger as a zombie until init reaps it). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
   } catch {
     return false;
   }
@@ -312,4 +318,26 @@ describe('split shelf: the ShMC pair as processes', () => {
     while ([...seenPids].some(alive) && performance.now() - t0 < 10_000) await sleep(100);
     expect([...seenPids].filter(alive)).toEqual([]);
   }, 60_000);
+});
+
+describe('split shelf: the parent killed with SIGKILL', () => {
+  let emu2: HeadlessEmulator | undefined;
+  afterAll(async () => {
+    await emu2?.kill();
+    emu2?.cleanup();
+  });
+
+  it('both ShMC processes notice the lost bus and exit (no orphans)', async () => {
+    emu2 = await startHeadless({ args: ['--split'], readyTimeoutMs: 90_000 });
+    const pids = (emu2.ready as unknown as { pids: Record<string, number> }).pids;
+    const children = [pids['shmc-a']!, pids['shmc-b']!];
+    for (const p of children) {
+      seenPids.add(p);
+      expect(alive(p)).toBe(true);
+    }
+    await emu2.kill();
+    const t0 = performance.now();
+    while (children.some(alive) && performance.now() - t0 < 10_000) await sleep(100);
+    expect(children.filter(alive)).toEqual([]);
+  }, 120_000);
 });
