@@ -162,8 +162,15 @@ class BusBackplane implements BackplanePort {
     return () => this.listeners.delete(fn);
   }
 
-  /** Power is the shelf's: the software's own calls are not sent (the connection is the power). */
-  setPower(_node: string, _power: NodePower): void {}
+  /**
+   * Power is the shelf's (the connection is the power); a reset the software starts itself (a claim
+   * the shelf refused) drops its HEALTHY and ACTIVE on the shelf as a hardware reset would.
+   */
+  setPower(node: string, power: NodePower): void {
+    if (node !== this.node || power === 'on') return;
+    this.bus({ t: 'release' });
+    this.bus({ t: 'healthy', on: false });
+  }
 
   /** A `lines` message from the shelf. */
   update(m: Extract<ToShmc, { t: 'lines' }>): void {
