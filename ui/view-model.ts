@@ -464,13 +464,13 @@ function haLines(f: FruSnapshot, v: EmulatorView): Line[] {
     });
     out.push(segs);
   } else if (f.kind === 'shmc' || f.kind === 'processor') {
-    out.push([{ text: 'HA ', bold: true }, { text: v.haAvailable ? 'no role reported yet' : 'not available yet (HA layer not wired)', fg: 'gray' }]);
+    out.push([{ text: 'HA ', bold: true }, { text: v.haAvailable ? 'no role reported yet' : 'off (started with --no-ha)', fg: 'gray' }]);
   }
   for (const m of v.ha.filter((x) => x.node === f.name)) {
-    const hb = Number.isFinite(m.heartbeatAgeMs) ? `${Math.round(m.heartbeatAgeMs)} ms` : 'never';
+    const hb = Number.isFinite(m.heartbeatAgeMs) ? `heartbeat ${Math.round(m.heartbeatAgeMs)} ms ago` : 'no heartbeat heard';
     const wd = m.watchdogMs === undefined ? 'stopped' : `${(m.watchdogMs / 1000).toFixed(1)} s`;
     const lag = m.syncLagMs === undefined ? '' : `, sync lag ${Math.round(m.syncLagMs)} ms`;
-    out.push([{ text: `  ${m.share}: heartbeat ${hb} ago, watchdog ${wd}${lag}` }, ...(m.alarms.length ? [{ text: ` ${m.alarms.join(',')}`, fg: 'red' as const }] : [])]);
+    out.push([{ text: `  ${m.share}: ${hb}, watchdog ${wd}${lag}` }, ...(m.alarms.length ? [{ text: ` ${m.alarms.join(',')}`, fg: 'red' as const }] : [])]);
   }
   return out;
 }

@@ -112,7 +112,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--rate <pps>', 'replay at this many packets/s (default: paced to the capture time stamps)', rateArg)
     .option('--session-capacity <n>', 'session-table entries per processor board (default 1500000: ~72 MB per board)', intArg('--session-capacity', 1, 1 << 26))
     .option('--hot-swap-step <duration>', 'time of each automatic M-state step (default: the shelf YAML, 1s)', durationArg('--hot-swap-step', 0))
-    .option('--stats-interval <duration>', 'headless: time between stats lines', durationArg('--stats-interval', 100), 5000)
+    .addOption(new Option('--stats-interval <duration>', 'headless: time between stats lines (250ms, 5s; a bare number is seconds)').argParser(durationArg('--stats-interval', 100)).default(5000, '5s'))
     .addOption(new Option('--log-level <level>', 'log verbosity').choices([...LOG_LEVELS]).default('info'))
     .option('--log-file <file>', 'TUI mode: log file (default atcasim.log beside the database)')
     .option('--ipmi-port <port>', 'IPMI UDP port; 0 picks a free one (default 6230)', intArg('--ipmi-port', 0, 65535))

@@ -58,8 +58,8 @@ export function createLoggers(opts: LoggerOptions): ProcessLoggers {
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  const log = pino({ ...base, level: opts.level ?? 'info' }, dest);
-  const events = pino({ ...base, level: 'info' }, dest);
+  const log = uniqueBindings(pino({ ...base, level: opts.level ?? 'info' }, dest));
+  const events = uniqueBindings(pino({ ...base, level: 'info' }, dest));
   return {
     log: log as unknown as Logger,
     events: events as unknown as Logger,
@@ -71,4 +71,23 @@ export function createLoggers(opts: LoggerOptions): ProcessLoggers {
       }
     },
   };
+}
+
+/**
+ * pino appends a child's bindings to its parent's, so `log.child({ module: 'a' }).child({ module:
+ * 'b' })` writes `"module":"a","module":"b"` (a JSON object with a duplicate key, which most
+ * parsers silently reduce to the last). Here a child whose bindings repeat a key of its parent is
+ * made from the root with the merged bindings instead: every key once, the innermost value wins.
+ * pino children inherit from their parent (`Object.create`), so every descendant gets this too.
+ */
+function uniqueBindings(root: pino.Logger): pino.Logger {
+  type ChildFn = (this: pino.Logger, bindings: pino.Bindings, options?: unknown) => pino.Logger;
+  const plainChild = root.child as unknown as ChildFn;
+  const child: ChildFn = function (bindings, options) {
+    const own = this.bindings();
+    const repeats = Object.keys(bindings).some((k) => k in own);
+    return repeats ? plainChild.call(root, { ...own, ...bindings }, options) : plainChild.call(this, bindings, options);
+  };
+  (root as unknown as { child: ChildFn }).child = child;
+  return root;
 }

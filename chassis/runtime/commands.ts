@@ -50,7 +50,7 @@ export interface OperatorObserver {
 export function operatorCommands(shelf: Shelf, ha: () => HaPart | undefined, observer: OperatorObserver = {}): OperatorCommands {
   const needHa = (what: string): HaPart => {
     const h = ha();
-    if (!h) throw new CommandError(NOT_AVAILABLE, `${what}: not available yet (the HA layer is not wired into this build)`);
+    if (!h) throw new CommandError(NOT_AVAILABLE, `${what}: the HA layer is off (started with --no-ha)`);
     return h;
   };
   return {

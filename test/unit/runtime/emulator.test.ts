@@ -131,7 +131,7 @@ describe('Emulator in simulated time', () => {
     const em = await Emulator.start(options(clock));
     expect(em.commands.haAvailable).toBe(false);
     expect(() => em.commands.switchover('shmc')).toThrow(CommandError);
-    expect(() => em.commands.hang('slot3')).toThrow(/not available yet/);
+    expect(() => em.commands.hang('slot3')).toThrow(/the HA layer is off/);
     await em.stop();
     const calls: string[] = [];
     const ha: HaPart = {

@@ -143,8 +143,8 @@ describe('runCommand', () => {
       expect(em.shelf.state('slot6')).toBe(1);
       expect(runCommand({ kind: 'close-handle', target: 'slot6' }, api)).toEqual({ text: 'slot6: slot6 has a payload fault: it stays in M1 until repaired', level: 'error' });
       expect(runCommand({ kind: 'repair', target: 'slot6' }, api)?.level).toBe('info');
-      expect(runCommand({ kind: 'switchover', pair: 'shmc' }, api)).toEqual({ text: 'shmc: switchover: not available yet (the HA layer is not wired into this build)', level: 'error' });
-      expect(runCommand({ kind: 'hang', target: 'slot4' }, api)).toMatchObject({ level: 'error', text: expect.stringContaining('not available yet') });
+      expect(runCommand({ kind: 'switchover', pair: 'shmc' }, api)).toEqual({ text: 'shmc: switchover: the HA layer is off (started with --no-ha)', level: 'error' });
+      expect(runCommand({ kind: 'hang', target: 'slot4' }, api)).toMatchObject({ level: 'error', text: expect.stringContaining('the HA layer is off') });
       sim.clock.advance(6000);
       for (const s of ['slot3', 'slot5', 'slot6']) expect(em.shelf.state(s)).toBe(4);
     });

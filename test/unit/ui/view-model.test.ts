@@ -151,7 +151,7 @@ describe('buildViewModel', () => {
     const d = vm.detail.map(lineText);
     expect(d[0]).toBe('Node3 processor board, slot 3 pos 6, IPMB 0x86');
     expect(d[1]).toMatch(/^M4 Active/);
-    expect(d.join('\n')).toMatch(/^HA not available yet/m);
+    expect(d.join('\n')).toMatch(/^HA off \(started with --no-ha\)/m);
     expect(d.join('\n')).toMatch(/^traffic \S+ pkt\/s/m);
     expect(d.join('\n')).toMatch(/^sessions [\d,]+\/4,096 \(\d+\.\d%\) {2}hot hit \d+\.\d% {2}lost \d/m);
     expect(d.join('\n')).toMatch(/^Node3 Temp\s+48 C\s+ok unc 70 uc 80 unr 90$/m);
