@@ -25,12 +25,17 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => globalThis.setTimeout(r, ms));
 }
 
+/** The process exists and has not exited (a zombie awaiting its parent's wait() counts as gone). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return true; // no /proc: trust kill(0)
   }
 }
 
