@@ -383,7 +383,9 @@ function buildFront(v: EmulatorView, ui: UiState, l: Layout): Line[] {
     let roleText = role ? (ROLE_ABBR[role.role] ?? role.role) : '';
     if (role && cw >= 8) {
       const other = f.roles.find((r) => r !== role && r.key !== role.key);
-      if (other) roleText += `/${ROLE_ABBR[other.role] ?? other.role}`;
+      const both = other ? `${roleText}/${ROLE_ABBR[other.role] ?? other.role}` : roleText;
+      // both roles when they fit the column (one space kept), else the primary one alone
+      if (both.length <= cw - 1) roleText = both;
     }
     rows[4]!.push(cell(roleText, cw, role ? { fg: roleColor(role.role) } : {}));
     rows[5]!.push(cell(blueLed(f).symbol, cw, { fg: 'light-blue' }));

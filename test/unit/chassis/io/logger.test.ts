@@ -15,8 +15,8 @@ describe('createLoggers', () => {
   it('writes each binding key once: a nested child that repeats a key replaces its value', () => {
     const path = join(dir, 'a.log');
     const l = createLoggers({ destination: { kind: 'file', path } });
-    l.log.child({ module: 'chassis.dataplane', slot: 3 }).child({ module: 'board.processor' }).child({ share: 'lb1/slot3' }).info('promoted');
-    l.log.child({ module: 'chassis.ha' }).child({ node: 'slot4' }).info('role');
+    l.log.child({ module: 'chassis.dataplane', slot: 3 }).child({ module: 'board.processor' }).child({ share: 'lb1/slot3' }).info({}, 'promoted');
+    l.log.child({ module: 'chassis.ha' }).child({ node: 'slot4' }).info({}, 'role');
     l.flush();
     const lines = readFileSync(path, 'utf8').trim().split('\n');
     expect(lines).toHaveLength(2);
