@@ -21,6 +21,8 @@ export class ShmcStore implements ShmcStatePort {
   private readonly db: Database.Database;
   private readonly put: Database.Statement;
   private readonly all: Database.Statement;
+  private readonly del: Database.Statement;
+  private readonly clear: Database.Statement;
   private readonly getMeta: Database.Statement;
   private readonly setMeta: Database.Statement;
 
@@ -44,6 +46,8 @@ export class ShmcStore implements ShmcStatePort {
     this.db.pragma(`application_id = ${SHMC_APPLICATION_ID}`);
     this.put = this.db.prepare('INSERT OR REPLACE INTO sel (id, data) VALUES (?, ?)');
     this.all = this.db.prepare('SELECT id, data FROM sel ORDER BY id');
+    this.del = this.db.prepare('DELETE FROM sel WHERE id = ?');
+    this.clear = this.db.prepare('DELETE FROM sel');
     this.getMeta = this.db.prepare('SELECT v FROM meta WHERE k = ?');
     this.setMeta = this.db.prepare('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)');
   }
@@ -54,6 +58,14 @@ export class ShmcStore implements ShmcStatePort {
 
   allSel(): Array<{ id: number; data: string }> {
     return this.all.all() as Array<{ id: number; data: string }>;
+  }
+
+  deleteSel(id: number): void {
+    this.del.run(id);
+  }
+
+  clearSel(): void {
+    this.clear.run();
   }
 
   epoch(): number {

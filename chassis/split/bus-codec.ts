@@ -25,6 +25,7 @@
  *   ipmi {id, replies:string[]}         reply datagrams (base64) for request `id`
  *   send {address, port, data}          a datagram the IPMI layer sends outside a reply (SOL)
  *   sel {id, data}                      one SEL record (16 bytes, base64), id = its record ID
+ *   seldel {id} / selclear {}           a SEL record was deleted / the SEL was cleared
  *
  * Garbage lines (not JSON, unknown `t`, wrong field types, longer than MAX_BUS_LINE) are reported
  * as DecodeError by `decodeBusMessage`; the receiver logs and drops them (it never crashes).
@@ -68,7 +69,9 @@ export type ToShmc =
   | { t: 'claimed'; ok: boolean; epoch: number }
   | { t: 'ipmi'; id: number; replies: string[] }
   | { t: 'send'; address: string; port: number; data: string }
-  | { t: 'sel'; id: number; data: string };
+  | { t: 'sel'; id: number; data: string }
+  | { t: 'seldel'; id: number }
+  | { t: 'selclear' };
 
 /** Any bus message. */
 export type BusMessage = ToShelf | ToShmc;
@@ -106,6 +109,8 @@ const SHAPES: Record<string, (m: Record<string, unknown>) => boolean> = {
   claimed: (m) => isBool(m.ok) && isNum(m.epoch),
   send: (m) => isStr(m.address) && isNum(m.port) && isStr(m.data),
   sel: (m) => isNum(m.id) && isStr(m.data),
+  seldel: (m) => isNum(m.id),
+  selclear: () => true,
 };
 
 /**

@@ -24,15 +24,12 @@
 import type { Clock, TimerId } from '../../board/common/clock.ts';
 import { DecodeError } from '../../board/common/errors.ts';
 
-/** One mirrored management write. */
-export interface MirrorEntry {
-  /** What it is (today 'sel'; users, thresholds and configuration are not mirrored yet: docs/split.md). */
-  kind: 'sel';
-  /** Key within the kind (the SEL record ID). */
-  id: number;
-  /** The record bytes, base64. */
-  data: string;
-}
+/**
+ * One mirrored management write (today the SEL; users, thresholds and configuration are not mirrored
+ * yet: docs/split.md): a record added (`sel`: ID and bytes, base64), deleted (`sel-del`), or the whole
+ * SEL cleared (`sel-clear`; a catch-up starts with one).
+ */
+export type MirrorEntry = { kind: 'sel'; id: number; data: string } | { kind: 'sel-del'; id: number } | { kind: 'sel-clear' };
 
 /** Mirror datagrams. */
 export type MirrorDatagram =
@@ -75,9 +72,10 @@ export const mirrorCodec = {
     if (o && o.k === 'ack' && u32(o.stream) && u32(o.seq)) return { k: 'ack', stream: o.stream as number, seq: o.seq as number };
     if (o && o.k === 'rec' && u32(o.stream) && u32(o.seq) && (o.seq as number) >= 1) {
       const e = o.entry as Record<string, unknown> | undefined;
-      if (e && e.kind === 'sel' && u32(e.id) && typeof e.data === 'string') {
-        return { k: 'rec', stream: o.stream as number, seq: o.seq as number, entry: { kind: 'sel', id: e.id as number, data: e.data } };
-      }
+      const head = { k: 'rec' as const, stream: o.stream as number, seq: o.seq as number };
+      if (e && e.kind === 'sel' && u32(e.id) && typeof e.data === 'string') return { ...head, entry: { kind: 'sel', id: e.id as number, data: e.data } };
+      if (e && e.kind === 'sel-del' && u32(e.id)) return { ...head, entry: { kind: 'sel-del', id: e.id as number } };
+      if (e && e.kind === 'sel-clear') return { ...head, entry: { kind: 'sel-clear' } };
     }
     throw new DecodeError('mirror', 'body', 3, 'unknown kind or mistyped fields');
   },
@@ -97,7 +95,7 @@ export interface MirrorSenderOptions {
   clock: Clock;
   /** Sends one datagram to the peer (may be lost). */
   send(d: MirrorDatagram): void;
-  /** Every entry this ShMC holds (its own database), for a catch-up. */
+  /** Every entry this ShMC holds (its own database), for a catch-up (the receiver replaces what it holds: start with a `sel-clear`). */
   all(): Iterable<MirrorEntry>;
   /** New stream ids (non-zero u32). */
   newStream(): number;

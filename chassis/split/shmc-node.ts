@@ -45,6 +45,10 @@ export interface ShmcStatePort {
   putSel(id: number, data: string): void;
   /** Every SEL record held, by ID. */
   allSel(): Array<{ id: number; data: string }>;
+  /** Deletes one SEL record (no-op when absent). */
+  deleteSel(id: number): void;
+  /** Deletes every SEL record. */
+  clearSel(): void;
   /** Persisted activation epoch of the share (fencing token). */
   epoch(): number;
   setEpoch(epoch: number): void;
@@ -333,7 +337,13 @@ export class ShmcRuntime {
         }
         return;
       case 'sel':
-        this.onSel(m.id, m.data);
+        this.write({ kind: 'sel', id: m.id, data: m.data });
+        return;
+      case 'seldel':
+        this.write({ kind: 'sel-del', id: m.id });
+        return;
+      case 'selclear':
+        this.write({ kind: 'sel-clear' });
         return;
       case 'ipmi': {
         const replies = m.replies.map((r) => Buffer.from(r, 'base64'));
@@ -494,14 +504,14 @@ export class ShmcRuntime {
       this.sender = new MirrorSender({
         clock: this.p.clock,
         send: (d) => this.p.sendPeer(mirrorCodec.encode(d)),
-        all: () => this.p.state.allSel().map((r): MirrorEntry => ({ kind: 'sel', id: r.id, data: r.data })),
+        all: () => [{ kind: 'sel-clear' } as MirrorEntry, ...this.p.state.allSel().map((r): MirrorEntry => ({ kind: 'sel', id: r.id, data: r.data }))],
         newStream: () => this.p.random.u32() || 1,
         resendMs: this.p.cfg.heartbeatMs,
         ackTimeoutMs: this.p.cfg.heartbeatMs * this.p.cfg.missedHeartbeats,
       });
     }
-    // The shelf sends every SEL record it holds (this replica catches up with what the shelf logged
-    // while no ShMC was active), then each new one.
+    // The shelf sends a clear and every SEL record it holds (this replica catches up with what the
+    // shelf logged, deleted or cleared while no ShMC was active), then each change.
     this.p.bus({ t: 'selwant' });
     this.setBound(true);
   }
@@ -514,11 +524,14 @@ export class ShmcRuntime {
 
   private commitEntry(e: MirrorEntry): void {
     if (e.kind === 'sel') this.p.state.putSel(e.id, e.data);
+    else if (e.kind === 'sel-del') this.p.state.deleteSel(e.id);
+    else this.p.state.clearSel();
   }
 
-  private onSel(id: number, data: string): void {
-    this.p.state.putSel(id, data);
-    this.sender?.append({ kind: 'sel', id, data });
+  /** A management write the shelf reported: committed here, then mirrored. */
+  private write(e: MirrorEntry): void {
+    this.commitEntry(e);
+    this.sender?.append(e);
   }
 
   /** Every heartbeat interval: is the peer a hot standby (writes then wait for its commit)? Re-ask a catch-up when out of step. */

@@ -10,7 +10,7 @@
  *   the process and running `atcasim shmc` again with exactly those flags (the `restart` port);
  * - the IPMI command layer behind the shelf address: the active ShMC relays each LAN datagram over
  *   the bus; it is handled by the shelf's LanServer (sessions, users, every command table) and the
- *   replies go back the same way; SEL records the shelf logs are pushed to the active ShMC, before
+ *   replies go back the same way; SEL changes (records added, deleted, cleared) are pushed to the active ShMC, before
  *   the reply of the request that caused them (the ShMC mirrors them to its standby and holds the
  *   reply until the standby committed: mirror.ts);
  * - the roles the ShMCs report, shown on the Shelf (TUI, SEL, the shelf address follows the active).
@@ -111,6 +111,8 @@ export class SplitShelf {
       const active = this.activeLive();
       if (active) active.conn.send({ t: 'sel', id: e.record.recordId, data: Buffer.from(encodeSelRecord(e.record)).toString('base64') });
     }));
+    this.unsubs.push(shelf.on('sel.deleted', (e) => this.activeLive()?.conn.send({ t: 'seldel', id: e.recordId })));
+    this.unsubs.push(shelf.on('sel.cleared', () => this.activeLive()?.conn.send({ t: 'selclear' })));
   }
 
   /** Binds the IPMI LAN server the active ShMC relays to, and ticks it (session timeouts). */
@@ -350,6 +352,7 @@ export class SplitShelf {
 
   private sendAllSel(l: Live): void {
     if (!this.shelf) return;
+    l.conn.send({ t: 'selclear' });
     for (const r of this.shelf.selRecords()) l.conn.send({ t: 'sel', id: r.recordId, data: Buffer.from(encodeSelRecord(r)).toString('base64') });
   }
 

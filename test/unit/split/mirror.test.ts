@@ -30,8 +30,11 @@ function pair(opts: { drop?: (d: MirrorDatagram, dir: 'fwd' | 'back') => boolean
   });
   rx = new MirrorReceiver({
     commit: (e) => {
-      store.set(e.id, e.data);
-      log.push(`commit ${e.id}`);
+      if (e.kind === 'sel') {
+        store.set(e.id, e.data);
+        log.push(`commit ${e.id}`);
+      } else if (e.kind === 'sel-del') store.delete(e.id);
+      else store.clear();
     },
     send: (d) => {
       const bytes = mirrorCodec.encode(d);
@@ -127,7 +130,10 @@ describe('mirror', () => {
   });
 
   it('codec: round trip, garbage refused, datagram classes by tag', () => {
-    const ds: MirrorDatagram[] = [{ k: 'want' }, { k: 'ack', stream: 1, seq: 0 }, { k: 'rec', stream: 9, seq: 1, entry: { kind: 'sel', id: 3, data: 'AA==' } }];
+    const ds: MirrorDatagram[] = [
+      { k: 'want' }, { k: 'ack', stream: 1, seq: 0 }, { k: 'rec', stream: 9, seq: 1, entry: { kind: 'sel', id: 3, data: 'AA==' } },
+      { k: 'rec', stream: 9, seq: 2, entry: { kind: 'sel-del', id: 3 } }, { k: 'rec', stream: 9, seq: 3, entry: { kind: 'sel-clear' } },
+    ];
     for (const d of ds) expect(mirrorCodec.decode(mirrorCodec.encode(d))).toEqual(d);
     for (const b of [new Uint8Array([0x41, 0x4d]), new Uint8Array([0x41, 0x4d, 2, 0x7b, 0x7d]), new Uint8Array([0x41, 0x4d, 1, 0xff]), new TextEncoder().encode('AM\u0001{"k":"rec","stream":1,"seq":0}')]) {
       expect(() => mirrorCodec.decode(b)).toThrow(DecodeError);

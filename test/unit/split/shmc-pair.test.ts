@@ -33,6 +33,8 @@ function memState(): ShmcStatePort & { sel: Map<number, string> } {
   return {
     sel,
     putSel: (id, data) => void sel.set(id, data),
+    deleteSel: (id) => void sel.delete(id),
+    clearSel: () => sel.clear(),
     allSel: () => [...sel].map(([id, data]) => ({ id, data })).sort((a, b) => a.id - b.id),
     epoch: () => epoch,
     setEpoch: (e) => void (epoch = e),
@@ -46,10 +48,12 @@ function world() {
   const split = new SplitShelf({ clock, log: nullLogger, wallNow: () => clock.now(), ha: { ...cfg }, restart: (r) => restarts.push(r), kill: () => {} });
   // A shelf with a SEL: the fake LAN server logs one record per request (an "Add SEL Entry").
   const selListeners: Array<(e: { record: SelRecord }) => void> = [];
+  const changeListeners = new Map<string, (e: { recordId?: number }) => void>();
   const records: SelRecord[] = [];
   const shelf = {
     on: (type: string, fn: (e: { record: SelRecord }) => void) => {
       if (type === 'sel.added') selListeners.push(fn);
+      else changeListeners.set(type, fn as unknown as (e: { recordId?: number }) => void);
       return () => {};
     },
     selRecords: () => records,
@@ -130,7 +134,15 @@ function world() {
     e.alive = false;
     e.rt.stop();
   };
-  return { clock, cfg, split, nodes, boot, kill, hang, restarts, records };
+  const deleteRecord = (id: number) => {
+    records.splice(records.findIndex((r) => r.recordId === id), 1);
+    changeListeners.get('sel.deleted')?.({ recordId: id });
+  };
+  const clearSel = () => {
+    records.length = 0;
+    changeListeners.get('sel.cleared')?.({});
+  };
+  return { clock, cfg, split, nodes, boot, kill, hang, restarts, records, deleteRecord, clearSel };
 }
 
 function roleOf(w: ReturnType<typeof world>, n: ShmcNode): string {
@@ -172,6 +184,38 @@ describe('ShMC pair on the split shelf (simulated time)', () => {
     w.clock.advance(1);
     expect(a.replies).toHaveLength(n + 1);
     expect(a.replies.at(-1)!.standbyHad).toBe(false);
+  });
+
+  it('deleted records and a cleared SEL reach both replicas; a restarted standby catches up exactly', () => {
+    const w = world();
+    const a = w.boot('shmc-a', 101);
+    const b = w.boot('shmc-b', 102);
+    w.clock.advance(3000);
+    for (let i = 0; i < 4; i++) a.rt.onIpmiDatagram(new Uint8Array([i]), '127.0.0.1', 40000);
+    w.clock.advance(50);
+    const ids = w.records.map((r) => r.recordId);
+    w.deleteRecord(ids[1]!);
+    w.clock.advance(50);
+    const expected = ids.filter((id) => id !== ids[1]);
+    expect([...a.state.sel.keys()].sort((x, y) => x - y)).toEqual(expected);
+    expect([...b.state.sel.keys()].sort((x, y) => x - y)).toEqual(expected);
+    // b goes away; meanwhile one more record is deleted and one added; b restarts with a stale database
+    w.kill('shmc-b');
+    w.clock.advance(2000);
+    w.deleteRecord(ids[2]!);
+    a.rt.onIpmiDatagram(new Uint8Array([7]), '127.0.0.1', 40000);
+    w.clock.advance(50);
+    const stale = b.state.sel;
+    const b2 = w.boot('shmc-b', 202);
+    for (const [id, data] of stale) b2.state.putSel(id, data);
+    w.clock.advance(3000);
+    expect(b2.rt.status().role).toBe('standby.hot');
+    const now = w.records.map((r) => r.recordId).sort((x, y) => x - y);
+    expect([...b2.state.sel.keys()].sort((x, y) => x - y)).toEqual(now);
+    w.clearSel();
+    w.clock.advance(50);
+    expect(a.state.sel.size).toBe(0);
+    expect(b2.state.sel.size).toBe(0);
   });
 
   it('kill of the active: the standby takes over within 3 heartbeats + activation of the lines dropping, with every record', () => {
