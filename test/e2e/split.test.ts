@@ -15,7 +15,8 @@
  *     never active (both maintenance ports polled throughout: never two actives);
  * and SIGTERM ends the shelf and every ShMC process.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maintRequest } from '../../chassis/io/shmc-maint.ts';
 import { runAtcasim, startHeadless, TEST_ADMIN, type HeadlessEmulator, type LogLine } from '../support/headless.ts';
@@ -188,6 +189,45 @@ describe('split shelf: the ShMC pair as processes', () => {
     expect(viaIpmi.stdout).toContain('standby.hot');
     expect(viaIpmi.stdout).toContain(node);
   });
+
+  it('Serial over LAN through the active ShMC: sol activate reaches slot4\'s console, show version answers, ~. ends it', async () => {
+    const tcl = (x: string) => `{${x}}`;
+    const args = ['ipmitool', '-I', 'lanplus', '-H', '127.0.0.1', '-p', String(emu!.ipmi.port), '-U', TEST_ADMIN.user, '-P', TEST_ADMIN.password, '-C', '17', 'sol', 'activate', 'instance=4'];
+    // (an expect body is read as pattern/action pairs only when it starts with a newline)
+    const script = `
+log_user 1
+set timeout 30
+spawn ${args.map(tcl).join(' ')}
+expect {
+  "SOL Session operational" {}
+  timeout { puts "FAIL: activation"; exit 10 }
+  eof { puts "FAIL: eof"; exit 11 }
+}
+send "\\r"
+expect {
+  -re {slot4> $} {}
+  timeout { puts "FAIL: prompt"; exit 12 }
+}
+send "show version\\r"
+expect {
+  -re {Processor Node \\(processor board\\), Node4} {}
+  timeout { puts "FAIL: show version"; exit 13 }
+}
+send "~."
+expect {
+  "terminated ipmitool" {}
+  timeout { puts "FAIL: escape"; exit 14 }
+}
+catch { expect eof }
+set result [wait]
+puts "IPMITOOL-EXIT [lindex $result 3]"
+exit 0
+`;
+    const file = join(emu!.dir, 'sol.exp');
+    writeFileSync(file, script);
+    const r = await runClient(['expect', '-f', file], { timeoutMs: 60_000 });
+    expect(r.stdout, r.stdout + r.stderr).toContain('IPMITOOL-EXIT 0');
+  }, 90_000);
 
   it('blocking only the heartbeat UDP traffic causes no takeover', async () => {
     const { node: act } = await activeNode();
