@@ -1,6 +1,7 @@
 /**
  * A shelf manager's own SQLite database (`atcasim shmc --db FILE`, issue 7): the management state
- * it holds and mirrors (today the SEL records the shelf reported, by record ID) and its activation
+ * it holds and mirrors (the SEL records the shelf reported, by record ID; the IPMI users and the
+ * sensor thresholds, table `mgmt`) and its activation
  * epoch (a fencing token that survives restarts). WAL with synchronous = NORMAL: a record counts as
  * committed (and is acknowledged to the active ShMC) once it is in the WAL file, which survives the
  * fault this emulates — a killed or reset ShMC process — but not a power loss of the host machine
@@ -23,6 +24,8 @@ export class ShmcStore implements ShmcStatePort {
   private readonly all: Database.Statement;
   private readonly del: Database.Statement;
   private readonly clear: Database.Statement;
+  private readonly putMgmt: Database.Statement;
+  private readonly allMgmt: Database.Statement;
   private readonly getMeta: Database.Statement;
   private readonly setMeta: Database.Statement;
 
@@ -42,12 +45,17 @@ export class ShmcStore implements ShmcStatePort {
     }
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
-    this.db.exec('CREATE TABLE IF NOT EXISTS sel (id INTEGER PRIMARY KEY, data TEXT NOT NULL); CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);');
+    this.db.exec(
+      'CREATE TABLE IF NOT EXISTS sel (id INTEGER PRIMARY KEY, data TEXT NOT NULL); CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL); ' +
+        'CREATE TABLE IF NOT EXISTS mgmt (kind TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (kind, key));',
+    );
     this.db.pragma(`application_id = ${SHMC_APPLICATION_ID}`);
     this.put = this.db.prepare('INSERT OR REPLACE INTO sel (id, data) VALUES (?, ?)');
     this.all = this.db.prepare('SELECT id, data FROM sel ORDER BY id');
     this.del = this.db.prepare('DELETE FROM sel WHERE id = ?');
     this.clear = this.db.prepare('DELETE FROM sel');
+    this.putMgmt = this.db.prepare('INSERT OR REPLACE INTO mgmt (kind, key, data) VALUES (?, ?, ?)');
+    this.allMgmt = this.db.prepare('SELECT kind, key, data FROM mgmt ORDER BY kind, key');
     this.getMeta = this.db.prepare('SELECT v FROM meta WHERE k = ?');
     this.setMeta = this.db.prepare('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)');
   }
@@ -66,6 +74,14 @@ export class ShmcStore implements ShmcStatePort {
 
   clearSel(): void {
     this.clear.run();
+  }
+
+  putState(kind: 'user' | 'thresholds', key: string, data: string): void {
+    this.putMgmt.run(kind, key, data);
+  }
+
+  allState(): Array<{ kind: 'user' | 'thresholds'; key: string; data: string }> {
+    return this.allMgmt.all() as Array<{ kind: 'user' | 'thresholds'; key: string; data: string }>;
   }
 
   epoch(): number {

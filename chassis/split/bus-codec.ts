@@ -16,7 +16,7 @@
  *   kick                reset the watchdog countdown            wdstop          stop the watchdog
  *   role {role, epoch}  the role to show on the shelf (TUI, shmstatus, SEL)
  *   ipmi {id, address, port, data}   one RMCP/RMCP+ datagram received on the shelf address (base64)
- *   selwant {}          the active asks for every SEL record (replica catch-up)
+ *   statewant {}          the active asks for all management state (replica catch-up)
  * Shelf → ShMC:
  *   welcome {node, ha}                  registration accepted (ha = the shelf YAML's HA timing)
  *   refused {reason}                    registration refused (the connection is closed after it)
@@ -26,6 +26,8 @@
  *   send {address, port, data}          a datagram the IPMI layer sends outside a reply (SOL)
  *   sel {id, data}                      one SEL record (16 bytes, base64), id = its record ID
  *   seldel {id} / selclear {}           a SEL record was deleted / the SEL was cleared
+ *   user {id, data}                     an IPMI user as it now is (JSON: name, password base64, privilege, flags)
+ *   thresholds {key, data}              a sensor's thresholds and hysteresis as they now are (key FRU#number)
  *
  * Garbage lines (not JSON, unknown `t`, wrong field types, longer than MAX_BUS_LINE) are reported
  * as DecodeError by `decodeBusMessage`; the receiver logs and drops them (it never crashes).
@@ -59,7 +61,7 @@ export type ToShelf =
   | { t: 'wdstop' }
   | { t: 'role'; role: string; epoch: number }
   | { t: 'ipmi'; id: number; address: string; port: number; data: string }
-  | { t: 'selwant' };
+  | { t: 'statewant' };
 
 /** Shelf → ShMC. */
 export type ToShmc =
@@ -71,7 +73,9 @@ export type ToShmc =
   | { t: 'send'; address: string; port: number; data: string }
   | { t: 'sel'; id: number; data: string }
   | { t: 'seldel'; id: number }
-  | { t: 'selclear' };
+  | { t: 'selclear' }
+  | { t: 'user'; id: number; data: string }
+  | { t: 'thresholds'; key: string; data: string };
 
 /** Any bus message. */
 export type BusMessage = ToShelf | ToShmc;
@@ -102,7 +106,7 @@ const SHAPES: Record<string, (m: Record<string, unknown>) => boolean> = {
   wdstop: () => true,
   role: (m) => isStr(m.role) && isNum(m.epoch),
   ipmi: (m) => isNum(m.id) && ((isStr(m.address) && isNum(m.port) && isStr(m.data)) || (Array.isArray(m.replies) && m.replies.every(isStr))),
-  selwant: () => true,
+  statewant: () => true,
   welcome: (m) => (m.node === 'shmc-a' || m.node === 'shmc-b') && typeof m.ha === 'object' && m.ha !== null,
   refused: (m) => isStr(m.reason),
   lines: (m) => isLines(m.self) && isLines(m.peer) && isBool(m.interlock) && isNum(m.epoch) && (m.at === undefined || isNum(m.at)),
@@ -111,6 +115,8 @@ const SHAPES: Record<string, (m: Record<string, unknown>) => boolean> = {
   sel: (m) => isNum(m.id) && isStr(m.data),
   seldel: (m) => isNum(m.id),
   selclear: () => true,
+  user: (m) => isNum(m.id) && isStr(m.data),
+  thresholds: (m) => isStr(m.key) && isStr(m.data),
 };
 
 /**

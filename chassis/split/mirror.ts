@@ -25,11 +25,17 @@ import type { Clock, TimerId } from '../../board/common/clock.ts';
 import { DecodeError } from '../../board/common/errors.ts';
 
 /**
- * One mirrored management write (today the SEL; users, thresholds and configuration are not mirrored
- * yet: docs/split.md): a record added (`sel`: ID and bytes, base64), deleted (`sel-del`), or the whole
- * SEL cleared (`sel-clear`; a catch-up starts with one).
+ * One mirrored management write (the shelf configuration is not mirrored: docs/split.md): a SEL
+ * record added (`sel`: ID and bytes, base64), deleted (`sel-del`), the whole SEL cleared
+ * (`sel-clear`; a catch-up starts with one), an IPMI user as it now is (`user`: ID 1..15 and its
+ * JSON), a sensor's thresholds as they now are (`thresholds`: key `FRU#number` and JSON).
  */
-export type MirrorEntry = { kind: 'sel'; id: number; data: string } | { kind: 'sel-del'; id: number } | { kind: 'sel-clear' };
+export type MirrorEntry =
+  | { kind: 'sel'; id: number; data: string }
+  | { kind: 'sel-del'; id: number }
+  | { kind: 'sel-clear' }
+  | { kind: 'user'; id: number; data: string }
+  | { kind: 'thresholds'; key: string; data: string };
 
 /** Mirror datagrams. */
 export type MirrorDatagram =
@@ -76,6 +82,8 @@ export const mirrorCodec = {
       if (e && e.kind === 'sel' && u32(e.id) && typeof e.data === 'string') return { ...head, entry: { kind: 'sel', id: e.id as number, data: e.data } };
       if (e && e.kind === 'sel-del' && u32(e.id)) return { ...head, entry: { kind: 'sel-del', id: e.id as number } };
       if (e && e.kind === 'sel-clear') return { ...head, entry: { kind: 'sel-clear' } };
+      if (e && e.kind === 'user' && u32(e.id) && typeof e.data === 'string') return { ...head, entry: { kind: 'user', id: e.id as number, data: e.data } };
+      if (e && e.kind === 'thresholds' && typeof e.key === 'string' && typeof e.data === 'string') return { ...head, entry: { kind: 'thresholds', key: e.key, data: e.data } };
     }
     throw new DecodeError('mirror', 'body', 3, 'unknown kind or mistyped fields');
   },

@@ -49,6 +49,10 @@ export interface ShmcStatePort {
   deleteSel(id: number): void;
   /** Deletes every SEL record. */
   clearSel(): void;
+  /** Commits (inserts or replaces) one piece of other management state: kind 'user' (key = user ID) or 'thresholds' (key = FRU#number). */
+  putState(kind: 'user' | 'thresholds', key: string, data: string): void;
+  /** All other management state held. */
+  allState(): Array<{ kind: 'user' | 'thresholds'; key: string; data: string }>;
   /** Persisted activation epoch of the share (fencing token). */
   epoch(): number;
   setEpoch(epoch: number): void;
@@ -91,6 +95,8 @@ export interface ShmcStatus {
   takeovers: number;
   mirror: { synchronous: boolean; lagging: boolean; lastSeq: number; ackedSeq: number; timeouts: number } | { inStep: boolean; committed: number } | null;
   sel: { count: number; ids: number[] };
+  /** Other management state held: user IDs with a name, thresholds records. */
+  state: { users: number[]; thresholds: number };
   heartbeatMs: number;
   missedHeartbeats: number;
   activationMs: number;
@@ -345,6 +351,12 @@ export class ShmcRuntime {
       case 'selclear':
         this.write({ kind: 'sel-clear' });
         return;
+      case 'user':
+        this.write({ kind: 'user', id: m.id, data: m.data });
+        return;
+      case 'thresholds':
+        this.write({ kind: 'thresholds', key: m.key, data: m.data });
+        return;
       case 'ipmi': {
         const replies = m.replies.map((r) => Buffer.from(r, 'base64'));
         const [address, port] = this.pendingIpmi.get(m.id) ?? [undefined, 0];
@@ -428,6 +440,11 @@ export class ShmcRuntime {
       takeovers: this.takeovers,
       mirror,
       sel: { count: sel.length, ids: sel.map((r) => r.id) },
+      state: (() => {
+        const all = this.p.state.allState();
+        const users = all.filter((s) => s.kind === 'user' && (JSON.parse(s.data) as { name?: string }).name).map((s) => Number(s.key));
+        return { users: users.sort((a, b) => a - b), thresholds: all.filter((s) => s.kind === 'thresholds').length };
+      })(),
       heartbeatMs: this.p.cfg.heartbeatMs,
       missedHeartbeats: this.p.cfg.missedHeartbeats,
       activationMs: this.p.cfg.activationMs,
@@ -504,15 +521,19 @@ export class ShmcRuntime {
       this.sender = new MirrorSender({
         clock: this.p.clock,
         send: (d) => this.p.sendPeer(mirrorCodec.encode(d)),
-        all: () => [{ kind: 'sel-clear' } as MirrorEntry, ...this.p.state.allSel().map((r): MirrorEntry => ({ kind: 'sel', id: r.id, data: r.data }))],
+        all: () => [
+          { kind: 'sel-clear' } as MirrorEntry,
+          ...this.p.state.allSel().map((r): MirrorEntry => ({ kind: 'sel', id: r.id, data: r.data })),
+          ...this.p.state.allState().map((s): MirrorEntry => (s.kind === 'user' ? { kind: 'user', id: Number(s.key), data: s.data } : { kind: 'thresholds', key: s.key, data: s.data })),
+        ],
         newStream: () => this.p.random.u32() || 1,
         resendMs: this.p.cfg.heartbeatMs,
         ackTimeoutMs: this.p.cfg.heartbeatMs * this.p.cfg.missedHeartbeats,
       });
     }
-    // The shelf sends a clear and every SEL record it holds (this replica catches up with what the
-    // shelf logged, deleted or cleared while no ShMC was active), then each change.
-    this.p.bus({ t: 'selwant' });
+    // The shelf sends a clear and every SEL record, user and thresholds record it holds (this replica
+    // catches up with what changed while no ShMC was active), then each change.
+    this.p.bus({ t: 'statewant' });
     this.setBound(true);
   }
 
@@ -525,7 +546,9 @@ export class ShmcRuntime {
   private commitEntry(e: MirrorEntry): void {
     if (e.kind === 'sel') this.p.state.putSel(e.id, e.data);
     else if (e.kind === 'sel-del') this.p.state.deleteSel(e.id);
-    else this.p.state.clearSel();
+    else if (e.kind === 'sel-clear') this.p.state.clearSel();
+    else if (e.kind === 'user') this.p.state.putState('user', String(e.id), e.data);
+    else this.p.state.putState('thresholds', e.key, e.data);
   }
 
   /** A management write the shelf reported: committed here, then mirrored. */

@@ -113,6 +113,10 @@ export class SplitShelf {
     }));
     this.unsubs.push(shelf.on('sel.deleted', (e) => this.activeLive()?.conn.send({ t: 'seldel', id: e.recordId })));
     this.unsubs.push(shelf.on('sel.cleared', () => this.activeLive()?.conn.send({ t: 'selclear' })));
+    this.unsubs.push(shelf.on('sensor.thresholds', (e) => {
+      const active = this.activeLive();
+      if (active) this.sendThresholds(active, e.fru, e.number);
+    }));
   }
 
   /** Binds the IPMI LAN server the active ShMC relays to, and ticks it (session timeouts). */
@@ -181,7 +185,7 @@ export class SplitShelf {
       case 'ipmi':
         this.onIpmi(l, m);
         return;
-      case 'selwant':
+      case 'statewant':
         this.sendAllSel(l);
         return;
       default:
@@ -346,6 +350,8 @@ export class SplitShelf {
       } catch (e) {
         this.p.log.error({ category: 'ipmi', err: String(e) }, 'IPMI datagram failed');
       }
+      // User changes the request made go to the active ShMC before its reply (mirrored, then answered).
+      this.sendUserChanges(l, false);
     }
     l.conn.send({ t: 'ipmi', id: m.id, replies });
   }
@@ -354,6 +360,33 @@ export class SplitShelf {
     if (!this.shelf) return;
     l.conn.send({ t: 'selclear' });
     for (const r of this.shelf.selRecords()) l.conn.send({ t: 'sel', id: r.recordId, data: Buffer.from(encodeSelRecord(r)).toString('base64') });
+    this.sendUserChanges(l, true);
+    for (const fru of this.shelf.fruNames()) {
+      for (const s of this.shelf.sensors(fru)) if (s.thresholds) this.sendThresholds(l, fru, s.number);
+    }
+  }
+
+  /** Users as the LAN server holds them, by ID, as last sent to the active ShMC. */
+  private readonly sentUsers = new Map<number, string>();
+
+  private sendUserChanges(l: Live, all: boolean): void {
+    if (!this.lan) return;
+    if (all) this.sentUsers.clear();
+    for (const u of this.lan.users.list()) {
+      const data = JSON.stringify({ ...u, password: Buffer.from(u.password).toString('base64') });
+      if (this.sentUsers.get(u.id) === data) continue;
+      this.sentUsers.set(u.id, data);
+      l.conn.send({ t: 'user', id: u.id, data });
+    }
+  }
+
+  private sendThresholds(l: Live, fru: string, number: number): void {
+    try {
+      const s = this.shelf!.sensor(fru, number);
+      l.conn.send({ t: 'thresholds', key: `${fru}#${number}`, data: JSON.stringify({ thresholds: s.thresholds, hysteresis: s.hysteresis }) });
+    } catch (e) {
+      this.p.log.warn({ category: 'split', fru, sensor: number, err: String(e) }, 'thresholds not sent');
+    }
   }
 
   private onReset(node: ShmcNode, restart: boolean): void {

@@ -34,6 +34,7 @@ type Status = {
   activationMs: number;
   roles: Array<{ at: number; role: string }>;
   sel: { count: number; ids: number[] };
+  state: { users: number[]; thresholds: number };
   shelf_address_bound: boolean;
   mirror: Record<string, unknown> | null;
 };
@@ -256,6 +257,7 @@ exit 0
 
   it('kill -9 of the active: the peer takes over in ≤ 3 heartbeats + activation, ipmitool answers, no SEL record lost, forwarding never stops', async () => {
     for (let i = 0; i < 3; i++) await ipmitoolOk('event', '1');
+    await ipmitoolOk('user', 'set', 'name', '5', 'splitop'); // a user change: mirrored like the SEL
     const before = selIds(await ipmitoolOk('sel', 'list'));
     expect(before.length).toBeGreaterThanOrEqual(3);
     const { node: act, s: actStatus } = await activeNode();
@@ -280,8 +282,10 @@ exit 0
     const after = selIds(await ipmitoolOk('sel', 'list'));
     for (const id of before) expect(after).toContain(id);
     // …and in the new active's own database (mirrored while it was the hot standby).
-    const mirrored = (await status(stby))!.sel.ids;
-    for (const id of before) expect(mirrored).toContain(id);
+    const mirrored = (await status(stby))!;
+    for (const id of before) expect(mirrored.sel.ids).toContain(id);
+    expect(mirrored.state.users).toContain(5);
+    expect(await ipmitoolOk('user', 'list', '1')).toMatch(/^5\s+splitop/m);
 
     // The boards never stopped forwarding; no session lost.
     await moreStats(2);

@@ -16,7 +16,7 @@ describe('bus codec', () => {
     { t: 'wdstop' },
     { t: 'role', role: 'standby.hot', epoch: 2 },
     { t: 'ipmi', id: 7, address: '127.0.0.1', port: 40000, data: 'BgD/Bw==' },
-    { t: 'selwant' },
+    { t: 'statewant' },
     { t: 'welcome', node: 'shmc-b', ha: { heartbeatMs: 100 } },
     { t: 'refused', reason: 'no' },
     { t: 'lines', self: on, peer: { ...on, active: true }, interlock: true, epoch: 4, at: 1_700_000_000_000 },

@@ -27,11 +27,15 @@ import { SplitShelf, type BusConnection, type ShmcRegistration } from '../../../
 
 const LAT = 0.2;
 
-function memState(): ShmcStatePort & { sel: Map<number, string> } {
+function memState(): ShmcStatePort & { sel: Map<number, string>; mgmt: Map<string, string> } {
   const sel = new Map<number, string>();
+  const mgmt = new Map<string, string>();
   let epoch = 0;
   return {
     sel,
+    mgmt,
+    putState: (kind, key, data) => void mgmt.set(`${kind}:${key}`, data),
+    allState: () => [...mgmt].map(([k, data]) => ({ kind: k.split(':')[0] as 'user' | 'thresholds', key: k.slice(k.indexOf(':') + 1), data })),
     putSel: (id, data) => void sel.set(id, data),
     deleteSel: (id) => void sel.delete(id),
     clearSel: () => sel.clear(),
@@ -58,10 +62,27 @@ function world() {
     },
     selRecords: () => records,
     setRole: () => {},
+    fruNames: () => ['slot3'],
+    sensors: () => [{ number: 2, thresholds: { unc: 70 }, hysteresis: { positive: 2, negative: 2 } }],
+    sensor: (_fru: string, n: number) => ({ number: n, thresholds: { unc: thresholdUnc }, hysteresis: { positive: 2, negative: 2 } }),
   } as unknown as Shelf;
+  let thresholdUnc = 70;
+  const users = [1, 2].map((id) => ({ id, name: id === 2 ? 'admin' : '', password: new Uint8Array([1, 2, 3]), privilege: 4, enabled: true, ipmiMessaging: true, linkAuth: false, callinRestricted: false }));
   split.attachShelf(shelf);
   const lan = {
+    users: { list: () => users.map((u) => ({ ...u })) },
     handleDatagram: (bytes: Uint8Array) => {
+      if (bytes[0] === 0xee) {
+        // Set User Password on user 2
+        users[1]!.password = new Uint8Array([9, 9, bytes[1]!]);
+        return [new Uint8Array([0xbb, 0])];
+      }
+      if (bytes[0] === 0xef) {
+        // Set Sensor Thresholds on slot3 #2
+        thresholdUnc = bytes[1]!;
+        changeListeners.get('sensor.thresholds')?.({ fru: 'slot3', number: 2 } as never);
+        return [new Uint8Array([0xbc, 0])];
+      }
       const r: SelRecord = { recordId: records.length + 1, recordType: 2, timestamp: 0, generatorId: 0x20, evmRev: 4, sensorType: 1, sensorNumber: bytes[0]!, eventDirType: 1, eventData: [0, 0, 0] };
       records.push(r);
       for (const fn of selListeners) fn({ record: r });
@@ -72,7 +93,7 @@ function world() {
   } as unknown as LanServer;
   split.attachLan(lan, 6230);
 
-  const nodes = new Map<ShmcNode, { rt: ShmcRuntime; conn: BusConnection; state: ReturnType<typeof memState>; blocked: { v: boolean }; alive: boolean; bound: boolean; replies: Array<{ at: number; bytes: Uint8Array; standbyHad: boolean }> }>();
+  const nodes = new Map<ShmcNode, { rt: ShmcRuntime; conn: BusConnection; state: ReturnType<typeof memState>; blocked: { v: boolean }; alive: boolean; bound: boolean; replies: Array<{ at: number; bytes: Uint8Array; standbyHad: boolean; standbyMgmt: Map<string, string> }> }>();
   const other = (n: ShmcNode): ShmcNode => (n === 'shmc-a' ? 'shmc-b' : 'shmc-a');
   const boot = (n: ShmcNode, pid: number) => {
     const state = memState();
@@ -88,7 +109,7 @@ function world() {
         open = false;
       },
     };
-    const entry = { rt: undefined as unknown as ShmcRuntime, conn, state, blocked: { v: false }, alive: true, bound: false, replies: [] as Array<{ at: number; bytes: Uint8Array; standbyHad: boolean }> };
+    const entry = { rt: undefined as unknown as ShmcRuntime, conn, state, blocked: { v: false }, alive: true, bound: false, replies: [] as Array<{ at: number; bytes: Uint8Array; standbyHad: boolean; standbyMgmt: Map<string, string> }> };
     rt = new ShmcRuntime({
       node: n,
       cfg,
@@ -108,7 +129,7 @@ function world() {
       },
       shelfAddress: (b) => void (entry.bound = b),
       sendIpmi: (_a, _p, ds) => {
-        for (const d of ds) entry.replies.push({ at: clock.now(), bytes: d, standbyHad: nodes.get(other(n))?.state.sel.has(d[1]!) ?? false });
+        for (const d of ds) entry.replies.push({ at: clock.now(), bytes: d, standbyHad: nodes.get(other(n))?.state.sel.has(d[1]!) ?? false, standbyMgmt: new Map(nodes.get(other(n))?.state.mgmt ?? []) });
       },
       state,
     });
@@ -184,6 +205,25 @@ describe('ShMC pair on the split shelf (simulated time)', () => {
     w.clock.advance(1);
     expect(a.replies).toHaveLength(n + 1);
     expect(a.replies.at(-1)!.standbyHad).toBe(false);
+  });
+
+  it('users and thresholds changed by a request are on the hot standby before its answer leaves', () => {
+    const w = world();
+    const a = w.boot('shmc-a', 101);
+    const b = w.boot('shmc-b', 102);
+    w.clock.advance(3000);
+    // the catch-up at activation brought every user and thresholds record to both
+    for (const s of [a.state, b.state]) {
+      expect(JSON.parse(s.mgmt.get('user:2')!)).toMatchObject({ name: 'admin', password: Buffer.from([1, 2, 3]).toString('base64') });
+      expect(JSON.parse(s.mgmt.get('thresholds:slot3#2')!)).toMatchObject({ thresholds: { unc: 70 } });
+    }
+    a.rt.onIpmiDatagram(new Uint8Array([0xee, 7]), '127.0.0.1', 40000);
+    a.rt.onIpmiDatagram(new Uint8Array([0xef, 75]), '127.0.0.1', 40000);
+    w.clock.advance(50);
+    const [pw, th] = a.replies.slice(-2);
+    expect(JSON.parse(pw!.standbyMgmt.get('user:2')!).password).toBe(Buffer.from([9, 9, 7]).toString('base64'));
+    expect(JSON.parse(th!.standbyMgmt.get('thresholds:slot3#2')!)).toMatchObject({ thresholds: { unc: 75 } });
+    expect(b.rt.status().state).toEqual({ users: [2], thresholds: 1 });
   });
 
   it('deleted records and a cleared SEL reach both replicas; a restarted standby catches up exactly', () => {
