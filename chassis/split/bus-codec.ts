@@ -17,6 +17,7 @@
  *   role {role, epoch}  the role to show on the shelf (TUI, shmstatus, SEL)
  *   ipmi {id, address, port, data}   one RMCP/RMCP+ datagram received on the shelf address (base64)
  *   statewant {}          the active asks for all management state (replica catch-up)
+ *   report {hbAgeMs, alarms}  every heartbeat interval: ms since the peer's last heartbeat (null: never), alarms (TUI)
  * Shelf → ShMC:
  *   welcome {node, ha}                  registration accepted (ha = the shelf YAML's HA timing)
  *   refused {reason}                    registration refused (the connection is closed after it)
@@ -61,7 +62,8 @@ export type ToShelf =
   | { t: 'wdstop' }
   | { t: 'role'; role: string; epoch: number }
   | { t: 'ipmi'; id: number; address: string; port: number; data: string }
-  | { t: 'statewant' };
+  | { t: 'statewant' }
+  | { t: 'report'; hbAgeMs: number | null; alarms: string[] };
 
 /** Shelf → ShMC. */
 export type ToShmc =
@@ -107,6 +109,7 @@ const SHAPES: Record<string, (m: Record<string, unknown>) => boolean> = {
   role: (m) => isStr(m.role) && isNum(m.epoch),
   ipmi: (m) => isNum(m.id) && ((isStr(m.address) && isNum(m.port) && isStr(m.data)) || (Array.isArray(m.replies) && m.replies.every(isStr))),
   statewant: () => true,
+  report: (m) => (m.hbAgeMs === null || isNum(m.hbAgeMs)) && Array.isArray(m.alarms) && m.alarms.every(isStr),
   welcome: (m) => (m.node === 'shmc-a' || m.node === 'shmc-b') && typeof m.ha === 'object' && m.ha !== null,
   refused: (m) => isStr(m.reason),
   lines: (m) => isLines(m.self) && isLines(m.peer) && isBool(m.interlock) && isNum(m.epoch) && (m.at === undefined || isNum(m.at)),

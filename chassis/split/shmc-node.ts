@@ -562,6 +562,7 @@ export class ShmcRuntime {
     this.pollTimer = this.p.clock.setTimeout(() => {
       if (this.stopped) return;
       const st = this.controller.status()[0];
+      if (st) this.p.bus({ t: 'report', hbAgeMs: Number.isFinite(st.heartbeatAgeMs) ? Math.round(st.heartbeatAgeMs) : null, alarms: st.alarms.slice() });
       if (this.sender && st) {
         const fresh = Number.isFinite(st.heartbeatAgeMs) && st.heartbeatAgeMs < this.p.cfg.heartbeatMs * this.p.cfg.missedHeartbeats;
         this.sender.setPeerHot(fresh && st.peerRole === 'standby.hot');

@@ -70,6 +70,8 @@ interface Live {
   reg: ShmcRegistration;
   role: HaRoleName;
   epoch: number;
+  /** The ShMC's last report (heartbeat age, alarms) and when it came (shelf clock). */
+  report?: { hbAgeMs: number | null; alarms: string[]; at: number };
 }
 
 /** See the module header. */
@@ -188,6 +190,9 @@ export class SplitShelf {
       case 'statewant':
         this.sendAllSel(l);
         return;
+      case 'report':
+        l.report = { hbAgeMs: m.hbAgeMs, alarms: m.alarms.slice(0, 16), at: this.p.clock.now() };
+        return;
       default:
         this.garbage++;
     }
@@ -238,7 +243,10 @@ export class SplitShelf {
   /** HA member views of the two ShMCs (TUI, stats line). */
   memberViews(): HaMemberView[] {
     return SHMC_NODES.map((n) => {
-      const v: HaMemberView = { share: 'shmc', node: n, role: this.roleOf(n), epoch: this.roles.get(n)?.epoch ?? 0, heartbeatAgeMs: Infinity, alarms: [] };
+      const r = this.live.get(n)?.report;
+      // the age as reported, plus the time since the report (a stopped ShMC's view only ages)
+      const age = r && r.hbAgeMs !== null ? r.hbAgeMs + (this.p.clock.now() - r.at) : Infinity;
+      const v: HaMemberView = { share: 'shmc', node: n, role: this.roleOf(n), epoch: this.roles.get(n)?.epoch ?? 0, heartbeatAgeMs: age, alarms: r?.alarms ?? [] };
       const wd = this.hw.watchdog(n).remainingMs();
       if (wd !== undefined) v.watchdogMs = wd;
       return v;

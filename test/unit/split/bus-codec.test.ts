@@ -24,6 +24,12 @@ describe('bus codec', () => {
     { t: 'ipmi', id: 7, replies: ['AA==', 'AQ=='] },
     { t: 'send', address: '127.0.0.1', port: 1, data: 'AA==' },
     { t: 'sel', id: 12, data: 'AAAA' },
+    { t: 'seldel', id: 12 },
+    { t: 'selclear' },
+    { t: 'user', id: 2, data: '{}' },
+    { t: 'thresholds', key: 'slot3#2', data: '{}' },
+    { t: 'report', hbAgeMs: 42, alarms: ['REDUNDANCY_LOST'] },
+    { t: 'report', hbAgeMs: null, alarms: [] },
   ];
 
   it('round-trips every message type as one line', () => {

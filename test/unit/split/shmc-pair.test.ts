@@ -181,6 +181,13 @@ describe('ShMC pair on the split shelf (simulated time)', () => {
     expect(w.nodes.get('shmc-a')!.bound).toBe(true);
     expect(w.nodes.get('shmc-b')!.bound).toBe(false);
     expect(w.split.shmStatus()).toMatchObject({ self: 'shmc-a', role: 'active', peer: 'shmc-b', peerRole: 'standby.hot' });
+    // the TUI's HA lines: roles, heartbeat ages the ShMCs report, the watchdog countdown in the shelf
+    const views = w.split.memberViews();
+    expect(views.map((v) => [v.node, v.role])).toEqual([['shmc-a', 'active'], ['shmc-b', 'standby.hot']]);
+    for (const v of views) {
+      expect(v.heartbeatAgeMs).toBeLessThan(w.cfg.heartbeatMs * 2);
+      expect(v.watchdogMs).toBeGreaterThan(0);
+    }
   });
 
   it('an answer that reports a SEL write leaves only after the hot standby committed the record', () => {
