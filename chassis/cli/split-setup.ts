@@ -76,8 +76,8 @@ export class SplitSetup {
     });
   }
 
-  /** The HA factory: processor pairs in-process, the ShMC pair external. */
-  haFactory(inner: HaFactory): HaFactory {
+  /** The HA factory: processor pairs in-process (`inner`; none with --no-ha), the ShMC pair external. */
+  haFactory(inner: HaFactory | undefined): HaFactory {
     return splitHaFactory(inner, this.split);
   }
 

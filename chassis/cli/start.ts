@@ -255,7 +255,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
       // serial consoles on socat PTYs, linked at $XDG_RUNTIME_DIR/atcasim/<fru> (else beside the database)
       consoles: { expose: ptyConsoleExpose(consoleLinkDir(dbPath), log) },
       // the redundant pairs (issue 6): wall clock, stalls of the whole process compensated
-      ...(o.ha !== false || split ? { ha: split ? split.haFactory(haFactory({ wallClock: true })) : haFactory({ wallClock: true }) } : {}),
+      ...(o.ha !== false || split ? { ha: split ? split.haFactory(o.ha !== false ? haFactory({ wallClock: true }) : undefined) : haFactory({ wallClock: true }) } : {}),
     });
   } catch (e) {
     // Emulator.start closed the store (ownsStore) and stopped what it had started.

@@ -420,13 +420,19 @@ export class SplitShelf {
 /**
  * The HA factory of the split shelf: the emulator's HA part (`inner`, e.g. haFactory) for the
  * processor-board pairs only — the ShMC pair runs in the shmc processes — with the split shelf's
- * IPMI hooks and the ShMCs' member views added.
+ * IPMI hooks and the ShMCs' member views added. Without `inner` (`--no-ha`) the processor boards
+ * run without pairs (switchover and hang of a board answer "not available").
  */
-export function splitHaFactory(inner: HaFactory, split: SplitShelf): HaFactory {
+export function splitHaFactory(inner: HaFactory | undefined, split: SplitShelf): HaFactory {
   return async (ctx) => {
     const config = { ...ctx.config, ha: { ...ctx.config.ha, pairs: ctx.config.ha.pairs.filter((p) => p.kind !== 'shmc') } };
     split.attachShelf(ctx.shelf);
-    const part = await inner({ ...ctx, config });
+    const none = (what: string) => () => {
+      throw new CommandError('not_available', `${what}: the processor pairs are off (--no-ha)`);
+    };
+    const part: HaPart = inner
+      ? await inner({ ...ctx, config })
+      : { switchover: none('switchover'), hang: none('hang'), heal: none('heal'), status: () => [], stop: () => {} };
     const hooks = split.ipmiHooks();
     const wrapped: HaPart = {
       switchover: (pair) => {
