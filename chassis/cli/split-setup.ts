@@ -65,7 +65,7 @@ export class SplitSetup {
   private detachLan: (() => void) | undefined;
 
   constructor(private readonly o: SplitSetupOptions) {
-    this.supervisor = new ShmcSupervisor(o.log);
+    this.supervisor = new ShmcSupervisor(o.log, { registered: (node, pid) => this.split.registration(node as ShmcNode)?.pid === pid });
     this.split = new SplitShelf({
       clock: o.clock,
       log: o.log.child({ module: 'chassis.split' }),

@@ -9,6 +9,11 @@
  * `shmc` of the same node. Each child's stdout/stderr go to `<its --db>.log` (or its --log-file).
  * `stopAll` ends every child it started (SIGCONT first, so a stopped one can die, then SIGTERM,
  * SIGKILL after a grace period).
+ *
+ * A child that exits before it registered on the bus (it crashed while starting, or was killed
+ * before its firmware armed the watchdog, which then cannot reset it) is started again after
+ * `respawnDelayMs`, at most `maxEarlyExits` times in a row; once registered, its resets are the
+ * shelf watchdog's business.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
@@ -51,11 +56,23 @@ function isShmcProcess(pid: number, node: string): boolean {
 }
 
 /** See the module header. */
+/** Options of the supervisor. */
+export interface ShmcSupervisorOptions {
+  /** True once the process `pid` registered as `node` on the bus (then the shelf watchdog resets it). */
+  registered?(node: string, pid: number): boolean;
+  /** Delay before starting a child again that exited before registering, ms [1000]. */
+  respawnDelayMs?: number;
+  /** Consecutive early exits per node before giving up [5]. */
+  maxEarlyExits?: number;
+}
+
 export class ShmcSupervisor {
   private readonly children = new Map<number, ChildProcess>();
+  private readonly earlyExits = new Map<string, number>();
+  private readonly timers = new Set<ReturnType<typeof globalThis.setTimeout>>();
   private stopping = false;
 
-  constructor(private readonly log: Logger) {}
+  constructor(private readonly log: Logger, private readonly opts: ShmcSupervisorOptions = {}) {}
 
   /**
    * Starts `atcasim shmc ARGV`.
@@ -72,9 +89,34 @@ export class ShmcSupervisor {
     if (child.pid !== undefined) {
       const pid = child.pid;
       this.children.set(pid, child);
+      const node = `shmc-${f.node}`;
       child.once('exit', (code, signal) => {
         this.children.delete(pid);
-        if (!this.stopping) this.log.info({ category: 'shmc-process', pid, node: `shmc-${f.node}`, code, signal }, `shmc-${f.node} (pid ${pid}) exited`);
+        if (this.stopping) return;
+        this.log.info({ category: 'shmc-process', pid, node, code, signal }, `${node} (pid ${pid}) exited`);
+        const reg = this.opts.registered;
+        if (!reg) return;
+        if (reg(node, pid)) {
+          this.earlyExits.set(node, 0);
+          return;
+        }
+        const n = (this.earlyExits.get(node) ?? 0) + 1;
+        this.earlyExits.set(node, n);
+        if (n > (this.opts.maxEarlyExits ?? 5)) {
+          this.log.error({ category: 'shmc-process', node, exits: n - 1 }, `${node} exited ${n - 1} times before registering: not started again`);
+          return;
+        }
+        this.log.warn({ category: 'shmc-process', node, pid, code, signal }, `${node} exited before registering on the bus: starting it again`);
+        const t = globalThis.setTimeout(() => {
+          this.timers.delete(t);
+          if (this.stopping) return;
+          try {
+            this.spawn(argv);
+          } catch (e) {
+            this.log.error({ category: 'shmc-process', node, err: String(e) }, `${node} could not be started`);
+          }
+        }, this.opts.respawnDelayMs ?? 1000);
+        this.timers.add(t);
       });
     }
     return child;
@@ -123,6 +165,8 @@ export class ShmcSupervisor {
   /** Ends every child (SIGCONT, SIGTERM, then SIGKILL after `graceMs`). */
   async stopAll(graceMs = 2000): Promise<void> {
     this.stopping = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
     const all = [...this.children.values()];
     const exits = all.map((c) => new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r()))));
     for (const c of all) {
