@@ -66,6 +66,7 @@ export interface ShmcSupervisorOptions {
   maxEarlyExits?: number;
 }
 
+/** Starts, kills and restarts `atcasim shmc` processes (see the module header). */
 export class ShmcSupervisor {
   private readonly children = new Map<number, ChildProcess>();
   private readonly earlyExits = new Map<string, number>();
