@@ -11,12 +11,12 @@
  * a missing/unreadable file. Diagnostics go to stderr only, one line each, never a stack trace.
  */
 import type { Command } from 'commander';
-import { DecodeError } from '../../board/common/errors.ts';
 import { FIELD_NAMES, TextFieldRecorder, type FieldId } from '../../board/packet/field-recorder.ts';
 import { linkTypeName } from '../../board/packet/link-type.ts';
 import { PacketErrorCounters } from '../../board/packet/packet-error.ts';
 import { PacketParser } from '../../board/packet/parse.ts';
 import { CaptureFileReader } from '../io/capture-file.ts';
+import { describeInputError } from './replay.ts';
 import type { CliContext } from './context.ts';
 
 /** The CSV header, exactly as issue 2 specifies it. */
@@ -67,14 +67,14 @@ export function runFields(file: string, ctx: Pick<CliContext, 'stdout' | 'stderr
       },
     });
   } catch (e) {
-    warn(describe(e));
+    warn(describeInputError(e));
     return 2;
   }
   try {
     reader.pump();
   } catch (e) {
     flush();
-    warn(describe(e));
+    warn(describeInputError(e));
     return 2;
   } finally {
     reader.close();
@@ -93,24 +93,6 @@ export function runFields(file: string, ctx: Pick<CliContext, 'stdout' | 'stderr
   return 0;
 }
 
-/** One-line description of an input error (no stack). */
-function describe(e: unknown): string {
-  if (e instanceof DecodeError) return e.message;
-  const err = e as NodeJS.ErrnoException;
-  if (err && typeof err.code === 'string') {
-    switch (err.code) {
-      case 'ENOENT':
-        return 'no such file';
-      case 'EACCES':
-        return 'permission denied';
-      case 'EISDIR':
-        return 'is a directory, not a capture file';
-      default:
-        return `cannot read (${err.code})`;
-    }
-  }
-  return e instanceof Error ? e.message : String(e);
-}
 
 /** Registers `fields` on the CLI root. */
 export function register(program: Command, ctx: CliContext): void {

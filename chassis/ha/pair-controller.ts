@@ -57,6 +57,19 @@ export interface ShareDataPlane {
   reset(): void;
 }
 
+/** The data plane of a share that carries no sessions (the shelf-manager pair): every hook a no-op. */
+export function emptyShareDataPlane(): ShareDataPlane {
+  return {
+    source: { createdBetween: () => [], all: () => [], drainEnded: () => [] },
+    sink: { upsert: () => {}, remove: () => {}, keys: () => [], clear: () => {} },
+    promote: () => {},
+    demote: () => {},
+    hold: () => {},
+    resume: () => {},
+    reset: () => {},
+  };
+}
+
 /** The hubs' resilient bucket table, per share (board/switch implements it; pair-sim fakes it). */
 export interface ShareRouter {
   /** Moves all of the share's buckets to `node` (the failover target). */

@@ -46,6 +46,7 @@ import type { HaFabric, HaDataModel, MoveFacts, NodeDataEvent } from '../ha/ha-f
 import { sharesOfPair } from '../ha/ha-fabric.ts';
 import type { PairConfig } from '../ha/ha-config.ts';
 import type { LostItem } from '../ha/oracle.ts';
+import { emptyShareDataPlane } from '../ha/pair-controller.ts';
 import type { ShareDataPlane, ShareRouter } from '../ha/pair-controller.ts';
 import type { SessionSink, SessionSource, SyncRecord } from '../ha/session-sync.ts';
 
@@ -342,7 +343,7 @@ export class BoardDataModel implements HaDataModel {
   // ---------------------------------------------------------------- HaDataModel
 
   dataPlane(node: string, share: string): ShareDataPlane {
-    if (!this.isBoardShare(share) || !this.board(node)) return emptyShare();
+    if (!this.isBoardShare(share) || !this.board(node)) return emptyShareDataPlane();
     return new BoardShare(this, node, share);
   }
 
@@ -628,18 +629,6 @@ class BoardShare implements ShareDataPlane {
   }
 }
 
-/** The data plane of a share without sessions (the shelf-manager pair). */
-function emptyShare(): ShareDataPlane {
-  return {
-    source: { createdBetween: () => [], all: () => [], drainEnded: () => [] },
-    sink: { upsert: () => {}, remove: () => {}, keys: () => [], clear: () => {} },
-    promote: () => {},
-    demote: () => {},
-    hold: () => {},
-    resume: () => {},
-    reset: () => {},
-  };
-}
 
 /** Encodes a session record as a sync payload (ages relative to `refMs`). */
 function encodePayload(r: SessionRecord, refMs: number): Uint8Array {

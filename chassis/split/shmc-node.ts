@@ -27,8 +27,7 @@ import type { BackplanePort, LineChange, LineState, NodeLines, NodePower } from 
 import type { ResolvedHaConfig } from '../ha/ha-config.ts';
 import { heartbeatCodec } from '../ha/heartbeat.ts';
 import type { WireRole } from '../ha/heartbeat.ts';
-import { NodeController } from '../ha/pair-controller.ts';
-import type { ShareDataPlane } from '../ha/pair-controller.ts';
+import { emptyShareDataPlane, NodeController } from '../ha/pair-controller.ts';
 import { syncCodec } from '../ha/session-sync.ts';
 import { IpmiWatchdog } from '../ha/watchdog.ts';
 import type { WatchdogSettings, WatchdogStatus } from '../ha/watchdog.ts';
@@ -259,17 +258,6 @@ class BusWatchdog extends IpmiWatchdog {
   }
 }
 
-function emptyShare(): ShareDataPlane {
-  return {
-    source: { createdBetween: () => [], all: () => [], drainEnded: () => [] },
-    sink: { upsert: () => {}, remove: () => {}, keys: () => [], clear: () => {} },
-    promote: () => {},
-    demote: () => {},
-    hold: () => {},
-    resume: () => {},
-    reset: () => {},
-  };
-}
 
 /** See the module header. */
 export class ShmcRuntime {
@@ -306,7 +294,7 @@ export class ShmcRuntime {
       backplane: this.backplane,
       watchdog,
       router: { assign: () => {}, shift: () => {} },
-      dataPlane: () => emptyShare(),
+      dataPlane: () => emptyShareDataPlane(),
       sendHeartbeat: (hb) => {
         if (!this.blocked) p.sendPeer(heartbeatCodec.encode(hb));
       },
