@@ -24,6 +24,7 @@ export type UiCommand =
   | { kind: 'scroll'; by: number }
   | { kind: 'open-handle' | 'close-handle' | 'extract' | 'insert' | 'fault' | 'repair' | 'hang'; target: string }
   | { kind: 'switchover'; pair: string }
+  | { kind: 'not-redundant'; target: string }
   | { kind: 'help' }
   | { kind: 'close-help' }
   | { kind: 'quit' };
@@ -85,8 +86,11 @@ export function keyToCommand(key: string, ctx: KeyContext): UiCommand | undefine
     case 'r':
       return { kind: 'repair', target };
     case 's':
-      // On a processor board: its share (handed to its buddy, or back home); else the ShMC pair.
-      return { kind: 'switchover', pair: ctx.selectedKind === 'processor' ? target : SWITCHOVER_PAIR };
+      // On a processor board: its share (handed to its buddy, or back home); on a ShMC: the ShMC
+      // pair; on anything else (empty slot, hub, fan, PEM) nothing to switch over: say so.
+      if (ctx.selectedKind === 'processor') return { kind: 'switchover', pair: target };
+      if (ctx.selectedKind === 'shmc') return { kind: 'switchover', pair: SWITCHOVER_PAIR };
+      return { kind: 'not-redundant', target };
     case 'w':
       return { kind: 'hang', target };
     case '?':
@@ -165,6 +169,8 @@ export function runCommand(cmd: UiCommand, api: OperatorCommands): CommandMessag
       case 'switchover':
         api.switchover(cmd.pair);
         return { text: `${cmd.pair}: switchover requested`, level: 'info' };
+      case 'not-redundant':
+        return { text: `${cmd.target}: not part of an HA pair (s switches over a ShMC or a processor board's share)`, level: 'error' };
       case 'hang':
         api.hang(cmd.target);
         return { text: `${cmd.target}: hung (stops feeding its watchdog)`, level: 'info' };

@@ -154,7 +154,7 @@ export const HELP_LINES: readonly string[] = [
   'i   close the handle: activate (M1 → M2 → M3 → M4)',
   'e   extract the board (M0); on an extracted board: insert it',
   'f   inject a payload fault        r   repair',
-  's   switchover: the ShMC pair; on a processor board, its share',
+  's   switchover: on a ShMC the ShMC pair; on a processor board its share',
   'w   hang the selected node (it stops feeding its watchdog)',
   'PgUp/PgDn  scroll the detail pane',
   '?   this help (any key closes)    q   quit (Ctrl-C too)',

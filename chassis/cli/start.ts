@@ -19,6 +19,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CommandError, ConfigError } from '../../board/common/errors.ts';
@@ -116,7 +117,10 @@ export function register(program: Command, ctx: CliContext): void {
     .addOption(new Option('--log-level <level>', 'log verbosity').choices([...LOG_LEVELS]).default('info'))
     .option('--log-file <file>', 'TUI mode: log file (default atcasim.log beside the database)')
     .option('--ipmi-port <port>', 'IPMI UDP port; 0 picks a free one (default 6230)', intArg('--ipmi-port', 0, 65535))
-    .option('--ipmi-bind <addr>', 'IPMI bind address (default 127.0.0.1)')
+    .option('--ipmi-bind <addr>', 'IPMI bind address, an IPv4 or IPv6 literal (default 127.0.0.1)', (v: string) => {
+      if (!isIP(v)) throw new InvalidArgumentError(`"${v}" is not an IP address (e.g. 127.0.0.1, 0.0.0.0, ::1)`);
+      return v;
+    })
     .option('--no-ipmi15', 'refuse IPMI 1.5 (MD5) sessions; RMCP+ only')
     .option('--ipmi-cipher-suites <list>', 'RMCP+ cipher suites offered (default 3,17)', suitesArg)
     .option('--ipmi-insecure-cipher0', 'UNSAFE: offer cipher suite 0 (no authentication: any password logs in)')

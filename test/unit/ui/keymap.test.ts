@@ -26,7 +26,7 @@ describe('keyToCommand', () => {
     ['e', { kind: 'extract', target: 'slot3' }],
     ['f', { kind: 'fault', target: 'slot3' }],
     ['r', { kind: 'repair', target: 'slot3' }],
-    ['s', { kind: 'switchover', pair: SWITCHOVER_PAIR }],
+    ['s', { kind: 'not-redundant', target: 'slot3' }],
     ['w', { kind: 'hang', target: 'slot3' }],
     ['?', { kind: 'help' }],
     ['q', { kind: 'quit' }],
@@ -37,6 +37,12 @@ describe('keyToCommand', () => {
     ['enter', undefined],
   ])('%s', (key, want) => {
     expect(keyToCommand(key, ctx)).toEqual(want);
+  });
+
+  it('s: a processor board switches its share, a ShMC the ShMC pair, anything else is refused', () => {
+    expect(keyToCommand('s', { ...ctx, selectedKind: 'processor' })).toEqual({ kind: 'switchover', pair: 'slot3' });
+    expect(keyToCommand('s', { selected: 'shmc-b', help: false, selectedKind: 'shmc' })).toEqual({ kind: 'switchover', pair: SWITCHOVER_PAIR });
+    for (const k of ['hub', 'fan', 'pem', undefined]) expect(keyToCommand('s', { selected: 'slot13', help: false, ...(k ? { selectedKind: k } : {}) })).toEqual({ kind: 'not-redundant', target: 'slot13' });
   });
 
   it('e inserts an extracted board', () => {
