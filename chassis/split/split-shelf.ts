@@ -15,11 +15,21 @@
  *   reply until the standby committed: mirror.ts);
  * - the roles the ShMCs report, shown on the Shelf (TUI, SEL, the shelf address follows the active).
  *
+ * Time (issues 6/7): everything that judges a ShMC by time — its watchdog countdown, the age of its
+ * last report — runs on a StallCompensatedClock over the shelf's clock (chassis/ha/stall-clock.ts).
+ * A stall of the shelf process itself (GC, a loaded machine) is not a ShMC fault: while the shelf's
+ * loop is blocked the ShMCs' kicks queue on the bus, and after the block Node runs due timers before
+ * it reads the sockets, so a raw countdown would expire both ShMCs at once. On compensated time the
+ * stall counts at most `globalStallMs`; a ShMC whose own process stops still misses its kicks while
+ * the shelf's loop turns, and is reset by its watchdog as before.
+ *
  * Pure: the bus connections, the restart/kill of processes and the clock are ports.
  */
 import type { Clock, TimerId } from '../../board/common/clock.ts';
 import { CommandError } from '../../board/common/errors.ts';
 import type { Logger } from '../../board/common/logger.ts';
+import { DEFAULT_HA } from '../ha/ha-config.ts';
+import { StallCompensatedClock } from '../ha/stall-clock.ts';
 import type { LanServer } from '../ipmi/lan-server.ts';
 import type { ShelfIpmiHaHooks, ShmStatus } from '../ipmi/shelf/index.ts';
 import { HA_ROLES, type HaRoleName } from '../model/events.ts';
@@ -54,7 +64,11 @@ export interface SplitShelfPorts {
   log: Logger;
   /** Unix ms (time stamps of line changes: the ShMCs measure their takeover from them). */
   wallNow(): number;
-  /** HA timing the ShMCs run with (the shelf YAML's `ha` section, resolved). */
+  /**
+   * HA timing the ShMCs run with (the shelf YAML's `ha` section, resolved). Its `globalStallMs`
+   * (default 250 ms) is also the shelf's own stall threshold; it is read when the first ShMC timer
+   * starts, so the object may be filled in after construction (SplitSetup.launch does).
+   */
   ha: Record<string, number>;
   /**
    * Resets a ShMC as a power cycle would: kill the process `reg.pid` (SIGKILL) and start
@@ -92,10 +106,20 @@ export class SplitShelf {
   readonly restarts: Record<ShmcNode, number> = { 'shmc-a': 0, 'shmc-b': 0 };
   /** Bus lines refused as garbage (counted). */
   garbage = 0;
+  private stallClock: StallCompensatedClock | undefined;
+  /** Stalls of the shelf process compensated on the ShMCs' time (see the module header). */
+  stalls = 0;
 
   constructor(private readonly p: SplitShelfPorts) {
+    // The hardware's clock forwards to the stall-compensated one, created on first use (p.ha may be
+    // filled in after construction).
+    const shmcClock: Clock = {
+      now: () => this.shmcTime().now(),
+      setTimeout: (fn, ms) => this.shmcTime().setTimeout(fn, ms),
+      clearTimeout: (id) => this.shmcTime().clearTimeout(id),
+    };
     this.hw = new ShmcHardware({
-      clock: p.clock,
+      clock: shmcClock,
       log: p.log,
       reset: (node) => this.onReset(node, true),
       powerDown: (node) => this.onReset(node, false),
@@ -191,7 +215,7 @@ export class SplitShelf {
         this.sendAllSel(l);
         return;
       case 'report':
-        l.report = { hbAgeMs: m.hbAgeMs, alarms: m.alarms.slice(0, 16), at: this.p.clock.now() };
+        l.report = { hbAgeMs: m.hbAgeMs, alarms: m.alarms.slice(0, 16), at: this.shmcTime().now() };
         return;
       default:
         this.garbage++;
@@ -245,7 +269,7 @@ export class SplitShelf {
     return SHMC_NODES.map((n) => {
       const r = this.live.get(n)?.report;
       // the age as reported, plus the time since the report (a stopped ShMC's view only ages)
-      const age = r && r.hbAgeMs !== null ? r.hbAgeMs + (this.p.clock.now() - r.at) : Infinity;
+      const age = r && r.hbAgeMs !== null ? r.hbAgeMs + (this.shmcTime().now() - r.at) : Infinity;
       const v: HaMemberView = { share: 'shmc', node: n, role: this.roleOf(n), epoch: this.roles.get(n)?.epoch ?? 0, heartbeatAgeMs: age, alarms: r?.alarms ?? [] };
       const wd = this.hw.watchdog(n).remainingMs();
       if (wd !== undefined) v.watchdogMs = wd;
@@ -275,11 +299,25 @@ export class SplitShelf {
     for (const u of this.unsubs) u();
     if (this.lanTimer !== undefined) this.p.clock.clearTimeout(this.lanTimer);
     this.hw.dispose();
+    this.stallClock?.dispose();
     for (const l of this.live.values()) l.conn.close();
     this.live.clear();
   }
 
   // ---------------------------------------------------------------- internals
+
+  /** The ShMCs' time: the shelf's clock with its own process stalls compensated (module header). */
+  private shmcTime(): StallCompensatedClock {
+    if (this.stallClock) return this.stallClock;
+    const g = this.p.ha.globalStallMs;
+    const c = new StallCompensatedClock(this.p.clock, typeof g === 'number' && g > 0 ? g : DEFAULT_HA.globalStallMs);
+    c.onStall((e) => {
+      this.stalls++;
+      this.p.log.info({ category: 'global-stall', gap_ms: Math.round(e.gapMs), total_ms: Math.round(e.totalMs) }, `shelf process stalled ${Math.round(e.gapMs)} ms: ShMC watchdogs compensated`);
+    });
+    this.stallClock = c;
+    return c;
+  }
 
   private onHello(conn: BusConnection, m: Extract<ToShelf, { t: 'hello' }>): void {
     let flagsNode: string;
