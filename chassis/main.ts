@@ -4,6 +4,7 @@
  * verbs through chassis/io; the core (board/, chassis/ model code) receives them as ports.
  */
 import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
 import { registerAll } from './cli/index.ts';
 import type { CliContext } from './cli/context.ts';
 
@@ -24,6 +25,7 @@ export async function main(argv: string[], io: Partial<Pick<CliContext, 'stdout'
   program
     .name('atcasim')
     .description('Emulator of an ATCA load-balancer appliance (shelf, boards, IPMI, HA pairs)')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => ctx.stdout.write(s),
@@ -40,4 +42,9 @@ export async function main(argv: string[], io: Partial<Pick<CliContext, 'stdout'
     throw e;
   }
   return code;
+}
+
+/** The package's version (package.json beside chassis/). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }

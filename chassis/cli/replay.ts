@@ -88,7 +88,16 @@ export function runReplay(o: ReplayOptions): ReplayResult {
   if (!Number.isInteger(capacity) || capacity < 1 || capacity > 1 << 26) {
     throw new CommandError('bad_option', `--session-capacity must be an integer in 1..${1 << 26}, got ${capacity}`);
   }
-  const writer = o.out !== undefined ? new PcapFileWriter(o.out) : null;
+  let writer: PcapFileWriter | null = null;
+  if (o.out !== undefined) {
+    try {
+      writer = new PcapFileWriter(o.out);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? 'cannot create it: its folder does not exist' : code === 'EISDIR' ? 'is a directory' : describeInputError(e);
+      throw new CommandError('out_file', `--out ${o.out}: ${why}`);
+    }
+  }
   try {
     // Replay runs in capture time: the data plane's clock is the packets' own timestamps.
     const clock = new SimClock();
