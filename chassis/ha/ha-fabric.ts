@@ -647,6 +647,7 @@ export class HaFabric {
         wallNow: () => control.wallNow(),
         unsafeNoInterlockGuard: this.o.unsafeNoInterlockGuard === true,
         softwareLost: () => this.onSoftwareLost(node),
+        softwareBoot: () => this.onSoftwareBoot(node),
         ...(epochs ? { epochs } : {}),
         ...(this.o.log ? { log: this.o.log } : {}),
         observer: {
@@ -791,6 +792,12 @@ export class HaFabric {
       }
       case 'hang': {
         const n = this.node(a.node);
+        // A hang freezes running software, which its armed watchdog then resets. Off, in reset or
+        // booting there is none (and no armed watchdog): a frozen boot would never end.
+        if (!n.controller.isRunning) {
+          const why = !n.controller.isPowered ? 'powered off' : n.controller.inReset ? 'in reset' : 'booting (its watchdog is not armed yet)';
+          throw new CommandError('not_running', `${n.name} is not running (${why}): nothing to hang`);
+        }
         fault(n);
         n.hung = true;
         this.freezeData(n, now);
@@ -939,6 +946,16 @@ export class HaFabric {
   private onSoftwareLost(n: FabricNode): void {
     const now = this.clock.now();
     this.model.nodeEvent?.(n.name, 'software-lost', now);
+    this.endFreeze(n);
+  }
+
+  /** The payload is powered (again): its software boots fresh, whatever was frozen before. */
+  private onSoftwareBoot(n: FabricNode): void {
+    if (n.hung || n.stallControl || n.paused || n.control.isFrozen || n.data.isFrozen) this.endFreeze(n);
+  }
+
+  /** Drops the node's software timers and ends any hang, pause or control stall. */
+  private endFreeze(n: FabricNode): void {
     n.control.discard();
     n.data.discard();
     n.hung = false;

@@ -129,6 +129,10 @@ export interface NodeControllerOptions {
   /** Called when the node's software state is lost (reset, power loss, upgrade reboot), before the
    * machines hear of it: a simulation discards the node's clocks here (ends a hang or pause). */
   softwareLost?(): void;
+  /** Called when the payload is powered (power-on, end of a reset or upgrade reboot), before the
+   * machines boot: the software starts fresh, so a simulation ends any hang, pause or control
+   * stall left on the node's clocks here (one applied while it was off or in reset). */
+  softwareBoot?(): void;
 }
 
 /** What a member looks like from outside (UI, reports). */
@@ -217,6 +221,7 @@ export class NodeController {
   powerOn(cause = 'power-on'): void {
     if (this.powered) return;
     this.powered = true;
+    this.o.softwareBoot?.();
     this.o.backplane.setPower(this.node, 'on');
     this.o.observer?.hardware?.({ at: this.o.hardware.now(), node: this.node, what: 'power-on', cause });
     for (const m of this.members.values()) {
@@ -256,6 +261,7 @@ export class NodeController {
     this.resetTimer = this.o.hardware.setTimeout(() => {
       this.resetTimer = undefined;
       if (!this.powered) return;
+      this.o.softwareBoot?.();
       this.o.backplane.setPower(this.node, 'on');
       for (const m of this.members.values()) {
         if (running(m)) {
@@ -271,6 +277,19 @@ export class NodeController {
   /** True while powered (on or in reset). */
   get isPowered(): boolean {
     return this.powered;
+  }
+
+  /**
+   * True while the node's software runs: powered, out of reset and initialised (HEALTHY driven,
+   * IPMI watchdog armed and kicked). False while off, in reset or booting.
+   */
+  get isRunning(): boolean {
+    return this.powered && this.softwareUp;
+  }
+
+  /** True while a hardware reset or upgrade reboot holds the payload down (powered, not yet on again). */
+  get inReset(): boolean {
+    return this.resetTimer !== undefined;
   }
 
   /** Restarts the node on a new software version (the upgrade reboots it; epochs persist). */
@@ -291,6 +310,7 @@ export class NodeController {
     this.resetTimer = this.o.hardware.setTimeout(() => {
       this.resetTimer = undefined;
       if (!this.powered) return;
+      this.o.softwareBoot?.();
       this.o.backplane.setPower(this.node, 'on');
       for (const m of this.members.values()) this.createActor(m);
     }, this.o.cfg.resetMs);

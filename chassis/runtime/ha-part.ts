@@ -194,7 +194,11 @@ export class EmulatorHa implements HaPart {
     this.fabric.perform({ op: 'switchover', pair: this.resolvePairTarget(target) });
   }
 
-  /** Hangs a node: heartbeats, sync and watchdog kicks stop until its watchdog resets it or `heal`. @throws CommandError('not_ha_node') */
+  /**
+   * Hangs a node: heartbeats, sync and watchdog kicks stop until its watchdog resets it or `heal`.
+   * @throws CommandError('not_ha_node'); CommandError('not_running') while the node is powered off,
+   *   in reset or booting (its software has not armed its watchdog: nothing would end the hang)
+   */
   hang(node: string): void {
     this.fabric.perform({ op: 'hang', node: this.haNode(node) });
   }
