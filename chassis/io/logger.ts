@@ -52,7 +52,7 @@ export function createLoggers(opts: LoggerOptions): ProcessLoggers {
   const d = opts.destination;
   const dest =
     d.kind === 'file'
-      ? pino.destination({ dest: d.path, sync: true, mkdir: true })
+      ? pino.destination({ dest: d.path, sync: true, mkdir: true, mode: 0o600 }) // the first start logs the admin password
       : pino.destination({ dest: d.kind === 'stdout' ? 1 : 2, sync: true });
   const base = {
     base: { pid: process.pid },

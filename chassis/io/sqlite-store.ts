@@ -97,6 +97,9 @@ export class SqliteStore implements Store {
     }
     if (isNew && (opts.mustExist || opts.readonly)) throw new StoreError('io', file, 'no atcasim database at this path');
     if (!opts.readonly) ensureParentDir(file);
+    // A new database holds the IPMI users' passwords: readable by its owner only (SQLite gives its
+    // -wal and -shm files the database file's permissions).
+    if (isNew && file !== ':memory:' && head === undefined) closeSync(openSync(file, 'a', 0o600));
     let db: DB;
     try {
       db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: !!opts.mustExist || !!opts.readonly });

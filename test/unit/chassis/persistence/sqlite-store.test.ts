@@ -50,6 +50,15 @@ describe('SqliteStore schema', () => {
     expect(defaultDbPath({ XDG_DATA_HOME: 'relative' }, '/home/u')).toBe('/home/u/.local/share/atcasim/atcasim.db');
   });
 
+  it('a new database and its WAL are readable by their owner only (it holds the IPMI passwords)', () => {
+    const f = fresh();
+    const s = SqliteStore.open(f);
+    s.db.exec('CREATE TABLE IF NOT EXISTS perm_probe(x); INSERT INTO perm_probe VALUES (1)');
+    expect(statSync(f).mode & 0o777).toBe(0o600);
+    expect(statSync(`${f}-wal`).mode & 0o777).toBe(0o600);
+    s.close();
+  });
+
   it('creates missing parent folders', () => {
     const f = join(dir, 'a', 'b', 'c.db');
     SqliteStore.open(f).close();
