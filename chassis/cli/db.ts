@@ -17,7 +17,7 @@ import { resolve } from 'node:path';
 import { APPLICATION_ID } from '../persistence/migrations.ts';
 import { StoreError } from '../persistence/store.ts';
 import { defaultDbPath } from '../io/data-dir.ts';
-import { SqliteStore, removeDatabaseFiles } from '../io/sqlite-store.ts';
+import { SqliteStore, databaseInUse, removeDatabaseFiles } from '../io/sqlite-store.ts';
 import type { CliContext } from './context.ts';
 
 /** What the first 100 bytes of a file say about it (SQLite file format §1.3). */
@@ -114,6 +114,11 @@ export function register(program: Command, ctx: CliContext): void {
       if (!o.yes) {
         ctx.stderr.write(`atcasim db reset: this deletes ${file} (SEL, FRU data, users, shelf state); run again with --yes to confirm (atcasim db backup FILE keeps a copy)\n`);
         ctx.setExit(2);
+        return;
+      }
+      if (kind !== 'not-sqlite' && databaseInUse(file)) {
+        ctx.stderr.write(`atcasim db reset: ${file} is in use (an emulator has it open); stop it first — nothing deleted\n`);
+        ctx.setExit(1);
         return;
       }
       const removed = removeDatabaseFiles(file);

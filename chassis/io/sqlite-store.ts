@@ -415,6 +415,32 @@ function prepare(db: DB) {
 }
 
 /**
+ * True when another connection holds the SQLite database open (a running emulator): an exclusive
+ * lock cannot be taken at once (in WAL mode every open connection holds a shared lock on the WAL
+ * index). False for a database nobody uses, and for a file SQLite cannot lock at all (corrupt, not
+ * a database: nobody can be using it as one); never waits.
+ */
+export function databaseInUse(file: string): boolean {
+  let db: DB;
+  try {
+    db = new Database(file, { fileMustExist: true, timeout: 0 });
+  } catch {
+    return false;
+  }
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
+    db.exec('COMMIT');
+    return false;
+  } catch (e) {
+    const code = sqliteCode(e);
+    return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+  } finally {
+    db.close();
+  }
+}
+
+/**
  * Deletes a database and its WAL/SHM side files (`atcasim db reset`).
  * @returns the paths that existed and were removed
  */

@@ -82,6 +82,21 @@ describe('atcasim db', () => {
     expect(existsSync(notes)).toBe(false);
   });
 
+  it('reset refuses a database an emulator has open (exit 1, nothing deleted), and deletes it once closed', async () => {
+    const f = makeDb('busy.db');
+    const open = SqliteStore.open(f);
+    try {
+      const r = await run('db', 'reset', '--db', f, '--yes');
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(/is in use/);
+      expect(existsSync(f)).toBe(true);
+    } finally {
+      open.close();
+    }
+    expect((await run('db', 'reset', '--db', f, '--yes')).code).toBe(0);
+    expect(existsSync(f)).toBe(false);
+  });
+
   it('a corrupt database can still be reset (it is ours by its header)', async () => {
     const f = makeDb('corrupt.db');
     const b = readFileSync(f);
