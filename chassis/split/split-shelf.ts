@@ -66,8 +66,9 @@ export interface SplitShelfPorts {
   wallNow(): number;
   /**
    * HA timing the ShMCs run with (the shelf YAML's `ha` section, resolved). Its `globalStallMs`
-   * (default 250 ms) is also the shelf's own stall threshold; it is read when the first ShMC timer
-   * starts, so the object may be filled in after construction (SplitSetup.launch does).
+   * (default 250 ms) is also the shelf's own stall threshold; it is read at the first use of the
+   * ShMCs' time (normally the first watchdog set, or a status read), so the object may be filled in
+   * after construction, before the bus opens (SplitSetup.launch does).
    */
   ha: Record<string, number>;
   /**
