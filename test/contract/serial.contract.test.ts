@@ -33,8 +33,15 @@ async function wallClockEmulator(): Promise<Emulator> {
     traffic: { inputs: [memoryInput('bundled', readFileSync(BUNDLED_CAPTURE_PATH))], label: 'bundled', pacing: { mode: 'rate', pps: 3000 } },
     ipmi: false,
   });
-  // let traffic build some sessions on every board
-  await new Promise((r) => setTimeout(r, 1500));
+  // let traffic build some sessions on every board (on a loaded machine this takes longer than 1.5 s)
+  const end = Date.now() + 30_000;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 250));
+    em.sampleTraffic();
+    const boards = em.view().traffic?.boards ?? [];
+    if (boards.length > 0 && boards.every((b) => b.sessions.active >= 20)) break;
+    if (Date.now() > end) throw new Error('no traffic reached every processor board within 30 s');
+  }
   return em;
 }
 
