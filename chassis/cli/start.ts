@@ -25,6 +25,7 @@ import { createInterface } from 'node:readline';
 import { CommandError, ConfigError } from '../../board/common/errors.ts';
 import { SeededRandom } from '../../board/common/random.ts';
 import { parseDuration } from '../config/duration.ts';
+import { parseShelfConfig } from '../config/shelf-config.ts';
 import { memoryInput, type TrafficInput } from '../dataplane/traffic.ts';
 import { CaptureFileReader } from '../io/capture-file.ts';
 import { DEFAULT_SHELF_NAME, defaultDbPath, readDefaultShelfYaml } from '../io/data-dir.ts';
@@ -170,6 +171,13 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
       configInput = { yaml: readFileSync(o.config, 'utf8'), source: o.config };
     } catch (e) {
       return fail(`${o.config}:1:1: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    // Checked before the database is opened, so a refused start leaves no new database behind.
+    try {
+      parseShelfConfig(configInput.yaml, configInput.source);
+    } catch (e) {
+      if (e instanceof ConfigError) return fail(e.message);
+      throw e;
     }
   }
   let traffic: TrafficInput;

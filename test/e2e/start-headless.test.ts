@@ -149,6 +149,7 @@ describe('atcasim start: start-up errors exit 2 with a clear message', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`${cfg.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+: `));
     expect(r.stdout).not.toContain('"event":"ready"');
+    expect(existsSync(join(dir, 'badcfg.db'))).toBe(false); // refused before a database is created
   });
 
   it('a missing --config file', async () => {
