@@ -828,10 +828,7 @@ export class HaFabric {
       }
       case 'heal': {
         const n = this.node(a.node);
-        n.hung = false;
-        n.stallControl = false;
-        n.paused = false;
-        n.pauseGen++;
+        this.clearFreezeFlags(n);
         this.thaw(n);
         return;
       }
@@ -958,6 +955,11 @@ export class HaFabric {
   private endFreeze(n: FabricNode): void {
     n.control.discard();
     n.data.discard();
+    this.clearFreezeFlags(n);
+  }
+
+  /** No hang, control stall or pause any more; a pending pause's end timer is made stale. */
+  private clearFreezeFlags(n: FabricNode): void {
     n.hung = false;
     n.stallControl = false;
     n.paused = false;

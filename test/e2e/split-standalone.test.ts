@@ -7,7 +7,7 @@
  * ShMCs (they lose their bus).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { maintRequest } from '../../chassis/io/shmc-maint.ts';
 import { ATCASIM_BIN, runAtcasim, TEST_ADMIN } from '../support/headless.ts';
 import { runClient } from '../support/ipmi-golden.ts';
 import { repoRoot } from '../support/shared.ts';
+import { processAlive } from '../support/process.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'atcasim-split-standalone-'));
 const procs: ChildProcess[] = [];
@@ -32,18 +33,6 @@ function run(args: string[]): { proc: ChildProcess; out: () => string } {
   return { proc, out: () => out };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 async function waitUntil<T>(fn: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: string): Promise<T> {
   const t0 = performance.now();
@@ -124,6 +113,6 @@ describe('atcasim shelf + two atcasim shmc started by hand', () => {
     // SIGTERM of the shelf: the ShMCs lose their bus and exit
     const now = [(await status(maint.a))!.pid, (await status(maint.b))!.pid];
     shelf.proc.kill('SIGTERM');
-    await waitUntil(() => (now.some(alive) || (shelf.proc.pid !== undefined && alive(shelf.proc.pid)) ? undefined : true), 20_000, 'every process gone');
+    await waitUntil(() => (now.some(processAlive) || (shelf.proc.pid !== undefined && processAlive(shelf.proc.pid)) ? undefined : true), 20_000, 'every process gone');
   }, 240_000);
 });

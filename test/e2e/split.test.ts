@@ -15,12 +15,13 @@
  *     never active (both maintenance ports polled throughout: never two actives);
  * and SIGTERM ends the shelf and every ShMC process.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maintRequest } from '../../chassis/io/shmc-maint.ts';
 import { runAtcasim, startHeadless, TEST_ADMIN, type HeadlessEmulator, type LogLine } from '../support/headless.ts';
 import { runClient } from '../support/ipmi-golden.ts';
+import { processAlive } from '../support/process.ts';
 
 type Status = {
   node: string;
@@ -130,19 +131,6 @@ function expectForwardingThroughout(): void {
   }
 }
 
-/** The process exists and has not exited (an exited child whose parent died may linger as a zombie until init reaps it). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 beforeAll(async () => {
   emu = await startHeadless({ args: ['--split'], readyTimeoutMs: 90_000 });
@@ -337,8 +325,8 @@ exit 0
       // The reset was the shelf's watchdog, and the stopped process is gone (killed, not continued).
       expect(emu!.lines.filter((l) => l.category === 'watchdog' && l.node === act).length).toBeGreaterThan(resetsBefore);
       const t1 = performance.now();
-      while (alive(actStatus.pid) && performance.now() - t1 < 5000) await sleep(50);
-      expect(alive(actStatus.pid)).toBe(false);
+      while (processAlive(actStatus.pid) && performance.now() - t1 < 5000) await sleep(50);
+      expect(processAlive(actStatus.pid)).toBe(false);
     } finally {
       try {
         process.kill(actStatus.pid, 'SIGCONT');
@@ -359,8 +347,8 @@ exit 0
     const code = await emu!.stop('SIGTERM', 30_000);
     expect(code).toBe(0);
     const t0 = performance.now();
-    while ([...seenPids].some(alive) && performance.now() - t0 < 10_000) await sleep(100);
-    expect([...seenPids].filter(alive)).toEqual([]);
+    while ([...seenPids].some(processAlive) && performance.now() - t0 < 10_000) await sleep(100);
+    expect([...seenPids].filter(processAlive)).toEqual([]);
   }, 60_000);
 });
 
@@ -377,11 +365,11 @@ describe('split shelf: the parent killed with SIGKILL', () => {
     const children = [pids['shmc-a']!, pids['shmc-b']!];
     for (const p of children) {
       seenPids.add(p);
-      expect(alive(p)).toBe(true);
+      expect(processAlive(p)).toBe(true);
     }
     await emu2.kill();
     const t0 = performance.now();
-    while (children.some(alive) && performance.now() - t0 < 10_000) await sleep(100);
-    expect(children.filter(alive)).toEqual([]);
+    while (children.some(processAlive) && performance.now() - t0 < 10_000) await sleep(100);
+    expect(children.filter(processAlive)).toEqual([]);
   }, 120_000);
 });
