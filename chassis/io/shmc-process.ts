@@ -30,8 +30,11 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => globalThis.setTimeout(r, ms));
 }
 
-/** The process exists and has not exited (a zombie awaiting its parent's wait() counts as gone). */
-function alive(pid: number): boolean {
+/**
+ * The process exists and has not exited: a zombie awaiting its parent's wait() counts as gone
+ * (Linux /proc; without /proc, `kill(pid, 0)` alone decides). Also used by the e2e tests.
+ */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (e) {
@@ -133,14 +136,14 @@ export class ShmcSupervisor {
         await Promise.race([gone, sleep(waitMs)]);
         return;
       }
-      if (!alive(reg.pid)) return; // already gone (killed from outside)
+      if (!processAlive(reg.pid)) return; // already gone (killed from outside)
       if (!isShmcProcess(reg.pid, reg.node)) {
         this.log.warn({ category: 'shmc-process', pid: reg.pid, node: reg.node }, `pid ${reg.pid} is not ${reg.node}'s shmc process: not killed`);
         return;
       }
       process.kill(reg.pid, 'SIGKILL');
       const t0 = performance.now();
-      while (alive(reg.pid) && isShmcProcess(reg.pid, reg.node) && performance.now() - t0 < waitMs) await sleep(20);
+      while (processAlive(reg.pid) && isShmcProcess(reg.pid, reg.node) && performance.now() - t0 < waitMs) await sleep(20);
     } catch (e) {
       this.log.warn({ category: 'shmc-process', pid: reg.pid, err: String(e) }, 'kill failed');
     }

@@ -16,7 +16,7 @@ import { maintRequest } from '../../chassis/io/shmc-maint.ts';
 import { ATCASIM_BIN, runAtcasim, TEST_ADMIN } from '../support/headless.ts';
 import { runClient } from '../support/ipmi-golden.ts';
 import { repoRoot } from '../support/shared.ts';
-import { processAlive } from '../support/process.ts';
+import { processAlive } from '../../chassis/io/shmc-process.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'atcasim-split-standalone-'));
 const procs: ChildProcess[] = [];

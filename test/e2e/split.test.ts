@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maintRequest } from '../../chassis/io/shmc-maint.ts';
 import { runAtcasim, startHeadless, TEST_ADMIN, type HeadlessEmulator, type LogLine } from '../support/headless.ts';
 import { runClient } from '../support/ipmi-golden.ts';
-import { processAlive } from '../support/process.ts';
+import { processAlive } from '../../chassis/io/shmc-process.ts';
 
 type Status = {
   node: string;
