@@ -33,7 +33,7 @@ export interface OperatorCommands {
   readonly haAvailable: boolean;
 }
 
-/** The CommandError code of an operator action whose layer is not wired yet. */
+/** The CommandError code of an operator action whose layer is off in this run (`start --no-ha`). */
 export const NOT_AVAILABLE = 'not_available';
 
 /** Told about operator actions that other parts show (the consoles stop answering on a hang). */
