@@ -32,7 +32,7 @@ import { DEFAULT_SHELF_NAME, defaultDbPath, readDefaultShelfYaml } from '../io/d
 import { createLoggers, isLogLevel, LOG_LEVELS, type LogLevel, type ProcessLoggers } from '../io/logger.ts';
 import { consoleLinkDir, ptyConsoleExpose } from '../io/serial-console.ts';
 import { onShutdownSignals } from '../io/signals.ts';
-import { SqliteStore } from '../io/sqlite-store.ts';
+import { databaseInUse, SqliteStore } from '../io/sqlite-store.ts';
 import { SystemClock } from '../io/system-clock.ts';
 import { UdpIpmiAdapter } from '../io/udp-ipmi.ts';
 import { StoreError } from '../persistence/store.ts';
@@ -208,6 +208,8 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
   }
   const { log, events } = loggers;
 
+  // Two emulators on one database would overwrite each other's shelf state.
+  if (existsSync(dbPath) && databaseInUse(dbPath)) return fail(`${dbPath} is in use by another running emulator (stop it, or give another --db)`);
   let store: SqliteStore;
   try {
     store = SqliteStore.open(dbPath);

@@ -11,6 +11,7 @@
  * Refuses a file of another application (PRAGMA application_id is not 'ASHM') with a clear error.
  */
 import Database from 'better-sqlite3';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { ensureParentDir } from './data-dir.ts';
 import type { ShmcStatePort } from '../split/shmc-node.ts';
 
@@ -36,6 +37,8 @@ export class ShmcStore implements ShmcStatePort {
    */
   constructor(readonly file: string) {
     ensureParentDir(file);
+    // It mirrors the IPMI users' passwords: readable by its owner only (its -wal/-shm inherit this).
+    if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
     this.db = new Database(file);
     const appId = this.db.pragma('application_id', { simple: true }) as number;
     const tables = (this.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n;

@@ -152,6 +152,16 @@ describe('atcasim start: start-up errors exit 2 with a clear message', () => {
     expect(existsSync(join(dir, 'badcfg.db'))).toBe(false); // refused before a database is created
   });
 
+  it('a database another emulator has open: refused, the running one undisturbed', async () => {
+    const db = join(dir, 'shared-db.db');
+    const first = await start({ db });
+    const r = await runAtcasim([...common, '--db', db]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/shared-db\.db is in use by another running emulator/);
+    expect(r.stdout).not.toContain('"event":"ready"');
+    expect(await first.stop()).toBe(0);
+  });
+
   it('a missing --config file', async () => {
     const r = await runAtcasim([...common, '--db', join(dir, 'nocfg.db'), '--config', join(dir, 'nope.yaml')]);
     expect(r.code).toBe(2);

@@ -1,5 +1,5 @@
 /** A ShMC's maintenance port requests (chassis/io/shmc-maint.ts) and its own database (chassis/io/shmc-store.ts). */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -37,6 +37,14 @@ describe('maintenance requests', () => {
 });
 
 describe('ShmcStore', () => {
+  it('creates its database readable by its owner only (it mirrors the IPMI users and passwords)', () => {
+    const file = join(dir, 'mode.db');
+    const s = new ShmcStore(file);
+    s.putState('user', '2', '{"name":"admin"}');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    s.close();
+  });
+
   it('keeps SEL records, users/thresholds and the epoch across a reopen; refuses a foreign file', () => {
     const file = join(dir, 'a.db');
     const s = new ShmcStore(file);
