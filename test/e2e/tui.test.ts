@@ -161,6 +161,9 @@ describe('atcasim start: the TUI under tmux', () => {
     // With HA, slot3's share moved to its buddy slot4 (no preemption): slot3 rejoins as hot standby,
     // and `s` on slot3 hands its share back (a planned switchover), so its traffic returns.
     await t.waitFor((s) => haCell(s, 3) === 'hot', 30_000, 'slot3 back as hot standby');
+    // slot4 (the share's owner) learns slot3's new role from slot3's next heartbeat (100 ms); a
+    // switchover asked before that is refused ("peer not hot"), as on the real pair
+    await new Promise((r) => setTimeout(r, 500));
     t.sendKeys('s');
     await t.waitFor((s) => /» slot3: switchover requested/.test(s), 10_000, 'the switchover of slot3\'s share');
     await t.waitFor((s) => (parseFront(s)?.find((x) => x.slot === 3)?.pps ?? 0) > 0, 30_000, 'traffic on slot3 again');
