@@ -314,15 +314,7 @@ export class Shelf {
         if (!rec) fresh.push(rt);
       }
     });
-    // Power-up of FRUs the store does not know: straight to M4, one SEL record each.
-    if (fresh.length) {
-      const sels: SelEventInput[] = [];
-      for (const rt of fresh) {
-        rt.powerLevel = rt.desiredLevel;
-        sels.push(this.hotSwapSel(rt, 3, 4, 'normal'));
-      }
-      this.commit(fresh, sels, []);
-    }
+    if (fresh.length) this.powerUpFresh(fresh);
     this.rebuildSdr();
     for (const rt of this.order) {
       this.updateService(rt, true);
@@ -331,6 +323,36 @@ export class Shelf {
     if (this.powerOn) this.pohOnSince = this.now();
     this.schedulePoh();
     this.booting = false;
+  }
+
+  /**
+   * Power-up of FRUs the store does not know (a first start, or FRUs added to the YAML), under the
+   * same rule as a later activation (PICMG 3.0 §3.9; negotiatePower): the PEMs first (they supply
+   * the budget and are always granted), then the other FRUs in configuration order (ShMCs, boards
+   * by logical slot, fan trays) — the order in which waiting FRUs are re-examined later. Each is
+   * granted the highest power level ≤ its desired level that the remaining budget covers and comes
+   * up in M4 ("Transition to M4", as before); a FRU the budget does not cover even at level 1 stays
+   * in M2 ("Transition to M2" from M1), and its M2 step asks again one step later, and whenever
+   * the budget may have changed, with an `activation.waiting` event (reason power_budget, W needed
+   * and available). SEL records are written in configuration order.
+   */
+  private powerUpFresh(fresh: FruRuntime[]): void {
+    const granted = new Set<FruRuntime>();
+    const byBudget = [...fresh.filter((r) => r.cfg.kind === 'pem'), ...fresh.filter((r) => r.cfg.kind !== 'pem')];
+    for (const rt of byBudget) {
+      if (this.negotiatePower(rt)) {
+        granted.add(rt);
+      } else {
+        rt.powerLevel = 0;
+        rt.hs = new HotSwapController(rt.cfg.name, initialHotSwapContext(2, { previous: 1 }), this.clock, this.config.hotSwap.stepMs, this.host);
+        this.log.warn(
+          { category: 'power', fru: rt.cfg.name, neededW: drawAt(rt.cfg.power, 1), availableW: Math.max(0, this.powerBudgetW() - this.powerUsedW(rt)) },
+          'not enough power budget at power-up; FRU waits in M2',
+        );
+      }
+    }
+    const sels = fresh.map((rt) => (granted.has(rt) ? this.hotSwapSel(rt, 3, 4, 'normal') : this.hotSwapSel(rt, 1, 2, 'normal')));
+    this.commit(fresh, sels, []);
   }
 
   private buildRuntime(cfg: FruConfig, rec: FruStateRecord | undefined, boardsBySlot: Map<number, FruConfig>): FruRuntime {
