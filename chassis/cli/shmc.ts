@@ -2,8 +2,13 @@
  * `atcasim shmc` — one shelf manager of the split shelf (issue 7; docs/split.md):
  *
  *   atcasim shmc --node a|b --shelf HOST:PORT --peer-listen HOST:PORT --peer HOST:PORT
- *                --ipmi-port PORT --maint-port PORT --db FILE --admin-password PW
+ *                --ipmi-port PORT --maint-port PORT --db FILE [--admin-password PW]
  *                [--log-file FILE] [--log-level LEVEL]
+ *
+ * The administrator password comes from --admin-password or, where it does not show in `ps`, from
+ * the environment variable ATCASIM_ADMIN_PASSWORD (the flag wins when both are given). It is sent to
+ * the shelf in the registration apart from the flags (`hello.adminPassword`), so that a restart after
+ * a watchdog reset passes it to the new process through its environment, never on its command line.
  *
  * The wall-clock edge of chassis/split/shmc-node.ts: it opens its own SQLite database, the UDP
  * socket to the peer (heartbeats, session sync, management-state mirror), the maintenance port,
@@ -76,7 +81,7 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--ipmi-port <port>', 'the shelf address (UDP), bound while this ShMC is active')
     .requiredOption('--maint-port <port>', 'maintenance port (TCP, JSON lines: status for clia shmstatus --maint)')
     .requiredOption('--db <file>', 'this ShMC\'s own database')
-    .requiredOption('--admin-password <pw>', 'administrator password (control operations on the maintenance port)')
+    .option('--admin-password <pw>', 'administrator password (control operations on the maintenance port; else $ATCASIM_ADMIN_PASSWORD, which does not show in ps)')
     .option('--log-file <file>', 'log to this file instead of stdout')
     .option('--log-level <level>', 'log verbosity (info)')
     .action(async (o: Record<string, string>) => {
@@ -84,7 +89,7 @@ export function register(program: Command, ctx: CliContext): void {
       for (const k of FLAG_NAMES) if (o[k] !== undefined) argv.push(kebab(k), String(o[k]));
       let flags: ShmcFlags;
       try {
-        flags = parseShmcArgv(argv);
+        flags = parseShmcArgv(argv, { env: process.env });
       } catch (e) {
         ctx.stderr.write(`atcasim shmc: ${(e as Error).message}\n`);
         ctx.setExit(2);
@@ -142,7 +147,7 @@ export async function runShmc(f: ShmcFlags, ctx: CliContext): Promise<number> {
       listenMaint(f.shelf.host, f.maintPort, {
         status: () => ({ ...(runtime?.status() ?? { node, role: 'booting' }), pid: process.pid, ipmi_port: f.ipmiPort, shelf_address_bound: runtime?.shelfAddressBound ?? false, garbage: runtime?.garbage ?? 0 }),
         blockHeartbeats: (on) => runtime?.blockHeartbeats(on),
-        passwordOk: (pw) => pw === f.adminPassword,
+        passwordOk: (pw) => f.adminPassword !== undefined && pw === f.adminPassword,
       }),
     );
   } catch (e) {
@@ -171,7 +176,7 @@ export async function runShmc(f: ShmcFlags, ctx: CliContext): Promise<number> {
     return fail(`cannot reach the shelf at ${f.shelf.host}:${f.shelf.port}: ${(e as Error).message}`);
   }
   closers.push(() => bus.close());
-  bus.send({ t: 'hello', node, pid: process.pid, argv: shmcArgv(f) });
+  bus.send({ t: 'hello', node, pid: process.pid, argv: shmcArgv(f), ...(f.adminPassword !== undefined ? { adminPassword: f.adminPassword } : {}) });
   const first = await Promise.race([welcomed, lost.then(() => undefined), sleep(10_000).then(() => null)]);
   if (!first || first.t !== 'welcome') {
     await cleanup();

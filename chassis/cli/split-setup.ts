@@ -118,9 +118,9 @@ export class SplitSetup {
         ipmiPort: this.ipmiPort,
         maintPort: this.maint[`shmc-${n}`]!,
         db: `${this.o.dbPath}.shmc-${n}.db`,
-        adminPassword: pw,
       });
-      const child = this.supervisor.spawn(argv);
+      // The password goes in the child's environment (ATCASIM_ADMIN_PASSWORD), never on its argv.
+      const child = this.supervisor.spawn(argv, pw);
       this.pids[`shmc-${n}`] = child.pid;
     }
     const t0 = performance.now();

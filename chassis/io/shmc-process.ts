@@ -10,6 +10,11 @@
  * `stopAll` ends every child it started (SIGCONT first, so a stopped one can die, then SIGTERM,
  * SIGKILL after a grace period).
  *
+ * The administrator password never goes on a child's command line (where `ps` and /proc/PID/cmdline
+ * show it to every user): `spawn` strips any `--admin-password` from the argv it is given and passes
+ * the password in the child's environment as ATCASIM_ADMIN_PASSWORD (/proc/PID/environ is readable
+ * by its owner only).
+ *
  * A child that exits before it registered on the bus (it crashed while starting, or was killed
  * before its firmware armed the watchdog, which then cannot reset it) is started again after
  * `respawnDelayMs`, at most `maxEarlyExits` times in a row; once registered, its resets are the
@@ -19,7 +24,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../board/common/logger.ts';
-import { parseShmcArgv } from '../split/shmc-flags.ts';
+import { CommandError } from '../../board/common/errors.ts';
+import { ADMIN_PASSWORD_ENV, parseShmcArgv, stripAdminPassword } from '../split/shmc-flags.ts';
 import type { ShmcRegistration } from '../split/split-shelf.ts';
 import { ensureParentDir } from './data-dir.ts';
 
@@ -79,16 +85,26 @@ export class ShmcSupervisor {
   constructor(private readonly log: Logger, private readonly opts: ShmcSupervisorOptions = {}) {}
 
   /**
-   * Starts `atcasim shmc ARGV`.
+   * Starts `atcasim shmc ARGV` with the administrator password in its environment
+   * (ATCASIM_ADMIN_PASSWORD): `adminPassword`, else a `--admin-password` found in `argv` (removed from
+   * the command line), else the one this process's own environment holds.
    * @returns the child process
-   * @throws CommandError('bad_flag') when the flags do not pass the check (nothing is started)
+   * @throws CommandError('bad_flag') when the flags do not pass the check or there is no password
+   *   (nothing is started)
    */
-  spawn(argv: readonly string[]): ChildProcess {
-    const f = parseShmcArgv(argv);
+  spawn(argv: readonly string[], adminPassword?: string): ChildProcess {
+    const stripped = stripAdminPassword(argv);
+    const clean = stripped.argv;
+    const password = adminPassword ?? stripped.password;
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    if (password !== undefined) env[ADMIN_PASSWORD_ENV] = password;
+    // The same check the child makes (the password included), so a bad set fails here, not in a loop.
+    const f = parseShmcArgv(clean, { env });
+    if (f.adminPassword === undefined) throw new CommandError('bad_flag', `no administrator password for the ShMC (${ADMIN_PASSWORD_ENV})`);
     const logFile = f.logFile ?? `${f.db}.log`;
     ensureParentDir(logFile);
     const fd = openSync(logFile, 'a');
-    const child = spawn(process.execPath, [ATCASIM_ENTRY, 'shmc', ...argv], { stdio: ['ignore', fd, fd], env: { ...process.env } });
+    const child = spawn(process.execPath, [ATCASIM_ENTRY, 'shmc', ...clean], { stdio: ['ignore', fd, fd], env });
     closeSync(fd);
     if (child.pid !== undefined) {
       const pid = child.pid;
@@ -115,7 +131,7 @@ export class ShmcSupervisor {
           this.timers.delete(t);
           if (this.stopping) return;
           try {
-            this.spawn(argv);
+            this.spawn(clean, password);
           } catch (e) {
             this.log.error({ category: 'shmc-process', node, err: String(e) }, `${node} could not be started`);
           }
@@ -149,12 +165,15 @@ export class ShmcSupervisor {
     }
   }
 
-  /** Power cycle: kill, wait, start again with the registered flags. Never throws. */
+  /**
+   * Power cycle: kill, wait, start again with the registered flags (and its password, through the
+   * environment). Never throws.
+   */
   async restart(reg: ShmcRegistration): Promise<void> {
     await this.kill(reg);
     if (this.stopping) return;
     try {
-      const c = this.spawn(reg.argv);
+      const c = this.spawn(reg.argv, reg.adminPassword);
       this.log.warn({ category: 'shmc-process', node: reg.node, old_pid: reg.pid, pid: c.pid }, `${reg.node} restarted (pid ${c.pid})`);
     } catch (e) {
       this.log.error({ category: 'shmc-process', node: reg.node, err: String(e) }, `${reg.node} could not be restarted`);

@@ -10,7 +10,10 @@
  * connection closes (a killed process), and on watchdog expiry (the shelf resets the ShMC).
  *
  * Messages (field `t`), ShMC → shelf:
- *   hello {node:'shmc-a'|'shmc-b', pid, argv:string[]}    registration (argv = the validated shmc flags)
+ *   hello {node:'shmc-a'|'shmc-b', pid, argv:string[], adminPassword?}  registration (argv = the validated
+ *                       shmc flags, never with the password; adminPassword = the ShMC's administrator
+ *                       password, kept in memory by the shelf for a restart, which passes it in the
+ *                       new process's environment)
  *   healthy {on}        software drives HEALTHY                 claim {epoch}   assert ACTIVE
  *   release             release ACTIVE                          wdset {timeoutMs}  program + start the watchdog
  *   kick                reset the watchdog countdown            wdstop          stop the watchdog
@@ -53,7 +56,7 @@ export interface BusLines {
 
 /** ShMC → shelf. */
 export type ToShelf =
-  | { t: 'hello'; node: ShmcNode; pid: number; argv: string[] }
+  | { t: 'hello'; node: ShmcNode; pid: number; argv: string[]; adminPassword?: string }
   | { t: 'healthy'; on: boolean }
   | { t: 'claim'; epoch: number }
   | { t: 'release' }
@@ -99,7 +102,7 @@ function isLines(v: unknown): v is BusLines {
 
 /** Field checks per message type (both directions). */
 const SHAPES: Record<string, (m: Record<string, unknown>) => boolean> = {
-  hello: (m) => (m.node === 'shmc-a' || m.node === 'shmc-b') && isNum(m.pid) && Array.isArray(m.argv) && m.argv.every(isStr),
+  hello: (m) => (m.node === 'shmc-a' || m.node === 'shmc-b') && isNum(m.pid) && Array.isArray(m.argv) && m.argv.every(isStr) && (m.adminPassword === undefined || isStr(m.adminPassword)),
   healthy: (m) => isBool(m.on),
   claim: (m) => isNum(m.epoch),
   release: () => true,

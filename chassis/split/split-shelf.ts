@@ -6,7 +6,7 @@
  * - the ShMC pair's lines and watchdogs (shmc-hardware.ts), driven by bus messages; the lines of a
  *   ShMC drop the instant its connection closes;
  * - registrations: a ShMC says hello with its node and flags; the flags are checked
- *   (shmc-flags.ts) and kept, because on a watchdog expiry the shelf resets the ShMC by killing
+ *   (shmc-flags.ts) and kept (without any administrator password: that is kept apart, in memory), because on a watchdog expiry the shelf resets the ShMC by killing
  *   the process and running `atcasim shmc` again with exactly those flags (the `restart` port);
  * - the IPMI command layer behind the shelf address: the active ShMC relays each LAN datagram over
  *   the bus; it is handled by the shelf's LanServer (sessions, users, every command table) and the
@@ -37,7 +37,7 @@ import type { Shelf } from '../model/shelf.ts';
 import { encodeSelRecord } from '../sensors/sel.ts';
 import type { HaFactory, HaMemberView, HaPart } from '../runtime/ha-seam.ts';
 import type { ShmcNode, ToShelf, ToShmc } from './bus-codec.ts';
-import { parseShmcArgv } from './shmc-flags.ts';
+import { parseShmcArgv, stripAdminPassword } from './shmc-flags.ts';
 import { SHMC_NODES, ShmcHardware } from './shmc-hardware.ts';
 
 /** One bus connection as the shelf sees it (chassis/io/bus-server.ts). */
@@ -54,8 +54,14 @@ export interface BusConnection {
 export interface ShmcRegistration {
   node: ShmcNode;
   pid: number;
-  /** The validated shmc flags (argv without the verb). */
+  /** The validated shmc flags (argv without the verb), never with the administrator password. */
   argv: string[];
+  /**
+   * The administrator password the ShMC runs with (the hello's `adminPassword`, or a
+   * `--admin-password` stripped from its argv): held in memory only, never logged, handed to the
+   * restarted process through its environment (chassis/io/shmc-process.ts).
+   */
+  adminPassword?: string;
 }
 
 /** Ports of the split shelf. */
@@ -73,7 +79,7 @@ export interface SplitShelfPorts {
   ha: Record<string, number>;
   /**
    * Resets a ShMC as a power cycle would: kill the process `reg.pid` (SIGKILL) and start
-   * `atcasim shmc` with `reg.argv` again. Must not throw.
+   * `atcasim shmc` with `reg.argv` again (`reg.adminPassword` in its environment). Must not throw.
    */
   restart(reg: ShmcRegistration): void;
   /** Kills the process `reg.pid` only (watchdog power-down). Must not throw. */
@@ -321,9 +327,13 @@ export class SplitShelf {
   }
 
   private onHello(conn: BusConnection, m: Extract<ToShelf, { t: 'hello' }>): void {
+    // A password on the registered argv (a ShMC of an older build) is taken off it: the stored flags,
+    // what is logged and what is re-run after a reset never carry it.
+    const stripped = stripAdminPassword(m.argv);
+    const password = m.adminPassword ?? stripped.password;
     let flagsNode: string;
     try {
-      flagsNode = `shmc-${parseShmcArgv(m.argv).node}`;
+      flagsNode = `shmc-${parseShmcArgv(stripped.argv, { requirePassword: false }).node}`;
     } catch (e) {
       conn.send({ t: 'refused', reason: `flags refused: ${(e as Error).message}` });
       conn.close();
@@ -345,7 +355,7 @@ export class SplitShelf {
       conn.close();
       return;
     }
-    const reg: ShmcRegistration = { node: m.node, pid: m.pid, argv: m.argv.slice() };
+    const reg: ShmcRegistration = { node: m.node, pid: m.pid, argv: stripped.argv, ...(password !== undefined ? { adminPassword: password } : {}) };
     this.regs.set(m.node, reg);
     this.live.set(m.node, { conn, reg, role: 'booting', epoch: this.roles.get(m.node)?.epoch ?? 0 });
     this.connNode.set(conn, m.node);

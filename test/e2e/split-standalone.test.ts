@@ -3,11 +3,12 @@
  * `atcasim shmc` processes started by the user, as three separate commands. One ShMC turns active and
  * answers ipmitool on the shelf address; `clia shmstatus --maint` reports each one's role; a shmc with
  * flags the shelf would never re-run is refused with exit 2; a ShMC the user killed is started again
- * by the shelf (its watchdog expired) with the flags it registered; SIGTERM of the shelf ends the
- * ShMCs (they lose their bus).
+ * by the shelf (its watchdog expired) with the flags it registered — its password, which the user gave
+ * on the command line (a) or in ATCASIM_ADMIN_PASSWORD (b), now in its environment and not on its
+ * command line; SIGTERM of the shelf ends the ShMCs (they lose their bus).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,8 +24,10 @@ const procs: ChildProcess[] = [];
 const pids = new Set<number>();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function run(args: string[]): { proc: ChildProcess; out: () => string } {
-  const proc = spawn(process.execPath, [ATCASIM_BIN, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+function run(args: string[], env: Record<string, string> = {}): { proc: ChildProcess; out: () => string } {
+  const base = { ...process.env };
+  delete base.ATCASIM_ADMIN_PASSWORD;
+  const proc = spawn(process.execPath, [ATCASIM_BIN, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...base, ...env } });
   let out = '';
   proc.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
   proc.stderr!.setEncoding('utf8').on('data', (c: string) => (out += c));
@@ -82,8 +85,12 @@ describe('atcasim shelf + two atcasim shmc started by hand', () => {
 
     const peer = { a: await freePort('udp'), b: await freePort('udp') };
     const maint = { a: await freePort('tcp'), b: await freePort('tcp') };
+    // a: the password on its command line (issue 7's flag); b: in ATCASIM_ADMIN_PASSWORD
+    const shmcPw = { a: TEST_ADMIN.password, b: 'env-only-pw-b' };
     for (const n of ['a', 'b'] as const) {
-      run(['shmc', '--node', n, '--shelf', bus, '--peer-listen', `127.0.0.1:${peer[n]}`, '--peer', `127.0.0.1:${peer[n === 'a' ? 'b' : 'a']}`, '--ipmi-port', String(ipmiPort), '--maint-port', String(maint[n]), '--db', join(dir, `shmc-${n}.db`), '--admin-password', TEST_ADMIN.password]);
+      const common = ['shmc', '--node', n, '--shelf', bus, '--peer-listen', `127.0.0.1:${peer[n]}`, '--peer', `127.0.0.1:${peer[n === 'a' ? 'b' : 'a']}`, '--ipmi-port', String(ipmiPort), '--maint-port', String(maint[n]), '--db', join(dir, `shmc-${n}.db`)];
+      if (n === 'a') run([...common, '--admin-password', shmcPw.a]);
+      else run(common, { ATCASIM_ADMIN_PASSWORD: shmcPw.b });
     }
     const roles = await waitUntil(async () => {
       const [a, b] = [await status(maint.a), await status(maint.b)];
@@ -99,16 +106,32 @@ describe('atcasim shelf + two atcasim shmc started by hand', () => {
     expect(viaMaint.code).toBe(0);
     expect(viaMaint.stdout).toMatch(/standby\.hot, epoch \d+; peer active/);
 
-    // kill -9 the standby: the shelf's watchdog for it expires and the shelf starts it again
+    // each ShMC's maintenance switch takes its own password (from its flag or from its environment)
+    for (const n of ['a', 'b'] as const) {
+      expect(await maintRequest('127.0.0.1', maint[n], { op: 'block-heartbeats', on: false, password: shmcPw[n === 'a' ? 'b' : 'a'] })).toMatchObject({ error: { code: 'denied' } });
+      expect(await maintRequest('127.0.0.1', maint[n], { op: 'block-heartbeats', on: false, password: shmcPw[n] })).toMatchObject({ ok: true });
+    }
+
+    // kill -9 the standby, then the other (once the first is back): the shelf's watchdog for each
+    // expires and the shelf starts it again — the password in its environment, not on its argv.
     const stby = act === 'a' ? 'b' : 'a';
-    const oldPid = roles[stby].pid;
-    process.kill(oldPid, 'SIGKILL');
-    const back = await waitUntil(async () => {
-      const s = await status(maint[stby]);
-      return s && s.pid !== oldPid && s.role === 'standby.hot' ? s : undefined;
-    }, 60_000, 'restarted standby');
-    pids.add(back.pid);
-    expect((await status(maint[act]))?.role).toBe('active');
+    for (const n of [stby, act] as const) {
+      const oldPid = (await status(maint[n]))!.pid;
+      process.kill(oldPid, 'SIGKILL');
+      const back = await waitUntil(async () => {
+        const s = await status(maint[n]);
+        return s && s.pid !== oldPid && s.role === 'standby.hot' ? s : undefined;
+      }, 60_000, `restarted shmc-${n}`);
+      pids.add(back.pid);
+      const argv = readFileSync(`/proc/${back.pid}/cmdline`, 'utf8').split('\0');
+      expect(argv).toContain('shmc');
+      expect(argv.join(' ')).not.toContain(shmcPw[n]);
+      expect(argv.some((a) => a.startsWith('--admin-password'))).toBe(false);
+      expect(readFileSync(`/proc/${back.pid}/environ`, 'utf8').split('\0')).toContain(`ATCASIM_ADMIN_PASSWORD=${shmcPw[n]}`);
+      expect(await maintRequest('127.0.0.1', maint[n], { op: 'block-heartbeats', on: false, password: shmcPw[n] })).toMatchObject({ ok: true });
+      const other = n === 'a' ? 'b' : 'a';
+      expect((await status(maint[other]))?.role).toBe('active');
+    }
 
     // SIGTERM of the shelf: the ShMCs lose their bus and exit
     const now = [(await status(maint.a))!.pid, (await status(maint.b))!.pid];

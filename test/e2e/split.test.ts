@@ -14,8 +14,11 @@
  *     restarts it; the peer takes over; the restarted ShMC comes back standby.ready → standby.hot and
  *     never active (both maintenance ports polled throughout: never two actives);
  * and SIGTERM ends the shelf and every ShMC process.
+ * The administrator password (given to `start` with --admin-password) is on no ShMC's command line —
+ * neither the first two nor one the shelf restarted — only in its environment, and the maintenance
+ * switch that needs it works.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maintRequest } from '../../chassis/io/shmc-maint.ts';
@@ -89,6 +92,19 @@ async function activeNode(): Promise<{ node: Node; s: Status }> {
 }
 
 const peerOf = (n: Node): Node => (n === 'shmc-a' ? 'shmc-b' : 'shmc-a');
+
+/**
+ * A ShMC process's command line (what `ps` shows every user) holds no password, while its
+ * environment (readable by its owner only) holds ATCASIM_ADMIN_PASSWORD.
+ */
+function expectPasswordOnlyInEnvironment(pid: number): void {
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  expect(argv, `pid ${pid} is an atcasim shmc`).toContain('shmc');
+  expect(argv.join(' '), `pid ${pid} command line`).not.toContain(TEST_ADMIN.password);
+  expect(argv.some((a) => a.startsWith('--admin-password')), `pid ${pid} command line`).toBe(false);
+  const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  expect(env).toContain(`ATCASIM_ADMIN_PASSWORD=${TEST_ADMIN.password}`);
+}
 
 const ipmitool = (...rest: string[]) =>
   runClient(['ipmitool', '-I', 'lanplus', '-H', '127.0.0.1', '-p', String(emu!.ipmi.port), '-U', TEST_ADMIN.user, '-P', TEST_ADMIN.password, '-C', '17', '-N', '1', '-R', '2', ...rest], { timeoutMs: 20_000 });
@@ -167,6 +183,8 @@ describe('split shelf: the ShMC pair as processes', () => {
     expect(other?.role).toBe('standby.hot');
     expect(other?.shelf_address_bound).toBe(false);
     expect(r.pids[node]).toBe(s.pid);
+    // `start --admin-password` put the password on the shelf's command line, not on the ShMCs'.
+    for (const n of NODES) expectPasswordOnlyInEnvironment(r.pids[n]!);
     expect(await ipmitoolOk('mc', 'info')).toMatch(/IPMI Version\s+: 2\.0/);
     // `clia shmstatus --json --maint`: each ShMC reports its own role from its maintenance port…
     const viaMaint = await runAtcasim(['clia', 'shmstatus', '--json', '--maint', `127.0.0.1:${maint[peerOf(node)]}`]);
@@ -284,6 +302,11 @@ exit 0
     expect(back.pid).not.toBe(actStatus.pid);
     expect(back.roles.map((r) => r.role)).not.toContain('active');
     expect(emu!.lines.some((l) => l.category === 'watchdog' && l.node === act)).toBe(true);
+    // The shelf restarted it with the password in its environment, not on its command line; the
+    // maintenance switch that needs the password works on it.
+    expectPasswordOnlyInEnvironment(back.pid);
+    expect(await maintRequest('127.0.0.1', maint[act], { op: 'block-heartbeats', on: false, password: 'wrong' })).toMatchObject({ error: { code: 'denied' } });
+    expect(await maintRequest('127.0.0.1', maint[act], { op: 'block-heartbeats', on: false, password: TEST_ADMIN.password })).toMatchObject({ ok: true });
   }, 90_000);
 
   it('SIGSTOP of the active: its watchdog expires in the shelf, which resets it; the peer takes over; it returns standby.ready → standby.hot, never active', async () => {

@@ -152,4 +152,28 @@ describe('SplitShelf', () => {
     expect(split.connected('shmc-b')).toBe(false);
     split.stop();
   });
+
+  it('a password on the registered argv is taken off it and kept apart; the restart gets it (for the environment), the stored flags never', () => {
+    const { clock, restarts, split } = setup();
+    const a = fakeConn('a');
+    // an shmc that put its password on the argv (by hand, or an older build), in both flag forms
+    split.onMessage(a, { t: 'hello', node: 'shmc-a', pid: 11, argv: [...argvOf('a'), '--admin-password', 'on-argv-pw'] });
+    expect(a.sent[0]).toMatchObject({ t: 'welcome' });
+    expect(split.registration('shmc-a')).toEqual({ node: 'shmc-a', pid: 11, argv: argvOf('a'), adminPassword: 'on-argv-pw' });
+    const b = fakeConn('b');
+    split.onMessage(b, { t: 'hello', node: 'shmc-b', pid: 22, argv: [`--admin-password=eq-pw`, ...argvOf('b')] });
+    expect(split.registration('shmc-b')).toEqual({ node: 'shmc-b', pid: 22, argv: argvOf('b'), adminPassword: 'eq-pw' });
+    // the hello's own field (what atcasim shmc sends) wins over one found on the argv
+    split.onClose(b);
+    const b2 = fakeConn('b2');
+    split.onMessage(b2, { t: 'hello', node: 'shmc-b', pid: 23, argv: argvOf('b'), adminPassword: 'field-pw' });
+    expect(split.registration('shmc-b')).toEqual({ node: 'shmc-b', pid: 23, argv: argvOf('b'), adminPassword: 'field-pw' });
+    // watchdog expiry: the restart carries the password apart from the argv
+    split.onMessage(a, { t: 'wdset', timeoutMs: 500 });
+    clock.advance(500);
+    expect(restarts).toHaveLength(1);
+    expect(restarts[0]).toEqual({ node: 'shmc-a', pid: 11, argv: argvOf('a'), adminPassword: 'on-argv-pw' });
+    expect(restarts[0]!.argv.join(' ')).not.toMatch(/admin-password|on-argv-pw/);
+    split.stop();
+  });
 });

@@ -31,7 +31,7 @@ describe('ShmcSupervisor', () => {
       peer: { host: '127.0.0.1', port: await freePort('udp') }, ipmiPort: await freePort('udp'), maintPort: await freePort('tcp'),
       db: join(dir, 'shmc-a.db'), adminPassword: 'pw',
     });
-    const first = sup.spawn(argv);
+    const first = sup.spawn(argv, 'pw');
     const t0 = performance.now();
     const msgs = () => log.records.map((r) => String(r.msg));
     while (!msgs().some((m) => /exited 1 times before registering: not started again/.test(m)) && performance.now() - t0 < 40_000) await new Promise((r) => setTimeout(r, 100));
