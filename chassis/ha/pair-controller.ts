@@ -694,7 +694,10 @@ export class NodeController {
   private checkAckHealth(): void {
     const now = this.o.data.now();
     for (const m of this.members.values()) {
-      const lost = m.sender !== null && m.sender.resendQueueLength > 0 && now - m.sender.lastAckAt > this.o.cfg.syncStaleMs;
+      // Acks stopped coming: something has waited for an ACK longer than T_stale. Measured from the
+      // later of the last ACK and the moment something became outstanding, so the burst of a
+      // periodic full resync after a quiet spell (no ACKs because nothing needed one) is no fault.
+      const lost = m.sender !== null && m.sender.ackWaitMs(now) > this.o.cfg.syncStaleMs;
       if (lost !== m.ackAlarm) {
         m.ackAlarm = lost;
         this.onSnapshot(m, m.actor.getSnapshot());

@@ -316,8 +316,10 @@ export class SyncSender {
   private timers: TimerId[] = [];
   private running = true;
   private readonly maxPayload: number;
-  /** Last time an ACK arrived (ms), for "acks lost" alarms. */
+  /** Last time an ACK arrived (ms). */
   lastAckAt: number;
+  /** When the resend queue last went from empty to non-empty (ms): the sender waits for ACKs since then. */
+  private outstandingSince: number;
   /** Measured one-way-and-back time of the last ACK that advanced the window, ms. */
   lastAckLagMs = 0;
 
@@ -343,6 +345,7 @@ export class SyncSender {
     this.cutoff = now - o.timing.syncMinAgeMs;
     this.lastSentAt = now;
     this.lastAckAt = now;
+    this.outstandingSince = now;
     this.maxPayload = Math.max(64, o.timing.syncMtu - IP_UDP_OVERHEAD);
     this.schedule(() => this.tick(), this.pollMs());
     this.schedule(() => this.resendTick(), o.timing.syncResendMs);
@@ -362,6 +365,19 @@ export class SyncSender {
   /** Datagrams waiting for an ACK (the resend queue). */
   get resendQueueLength(): number {
     return this.inflight.size;
+  }
+
+  /**
+   * How long the sender has been waiting for an ACK, ms: 0 while nothing is in the resend queue,
+   * else the time since the later of the last ACK and the moment the queue last became non-empty.
+   * This is the "acknowledgements stopped coming" measure of the SYNC_ACKS_LOST alarm: a quiet
+   * stream (nothing to acknowledge, so no ACKs) followed by a burst (a periodic full resync) does
+   * not count as waiting, while a burst that is never acknowledged does — retransmissions and
+   * resend-queue overflow do not reset it.
+   */
+  ackWaitMs(now: number = this.o.clock.now()): number {
+    if (this.inflight.size === 0) return 0;
+    return Math.max(0, now - Math.max(this.lastAckAt, this.outstandingSince));
   }
 
   /** True while a bulk or full resync generation is being sent. */
@@ -570,6 +586,7 @@ export class SyncSender {
   private transmit(d: SyncDatagram, cutoff: number, endsBulk: boolean, isFinal: boolean): void {
     const now = this.o.clock.now();
     const bytes = syncCodec.encodingLength(d);
+    if (this.inflight.size === 0) this.outstandingSince = now;
     this.inflight.set(d.seq, { d, sentAt: now, bytes, cutoff, endsBulk, isFinal });
     while (this.inflight.size > this.o.timing.syncResendQueue) {
       const oldest = this.inflight.keys().next().value as number;

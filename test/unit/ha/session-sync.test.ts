@@ -349,4 +349,38 @@ describe('session sync engine', () => {
     step(h, 200);
     expect(h.receiver.wantsBulk).toBe(true);
   });
+
+  it('ackWaitMs: a full resync after a quiet spell is no wait; lost ACKs are, and retransmissions do not reset it', () => {
+    const h = harness({ syncFullResyncMs: 10_000 });
+    for (let i = 0; i < 2000; i++) h.src.add(0, 1, 300);
+    h.sender.requestBulk();
+    step(h, 500);
+    // quiet: nothing new to send, so no ACKs for ~10 s, then the periodic resync's burst
+    let worst = 0;
+    let sinceLastAck = 0; // the old measure: time since the last ACK while something is outstanding
+    step(h, 35_000, () => {
+      worst = Math.max(worst, h.sender.ackWaitMs());
+      if (h.sender.resendQueueLength > 0) sinceLastAck = Math.max(sinceLastAck, h.clock.now() - h.sender.lastAckAt);
+    });
+    expect(h.sender.stats.fullResyncs).toBe(3);
+    expect(sinceLastAck).toBeGreaterThan(5000);
+    expect(worst).toBeLessThan(50);
+    expect(h.sender.ackWaitMs()).toBe(0);
+    // the ACKs stop coming back while sessions keep being created
+    let cut = true;
+    h.drop = (_d, dir) => cut && dir === 'back';
+    const t0 = h.clock.now();
+    for (let t = 0; t < 3000; t += 50) h.src.add(t0 - 3000 + t, 1, 300);
+    step(h, 1500);
+    const w1 = h.sender.ackWaitMs();
+    const r1 = h.sender.stats.retransmits;
+    step(h, 1500);
+    expect(h.sender.stats.retransmits).toBeGreaterThan(r1);
+    expect(h.sender.resendQueueLength).toBeGreaterThan(0);
+    expect(w1).toBeGreaterThan(1000); // first datagram left within T_s-eligibility + B of t0
+    expect(h.sender.ackWaitMs() - w1).toBe(1500);
+    cut = false;
+    step(h, 500);
+    expect(h.sender.ackWaitMs()).toBe(0);
+  });
 });
