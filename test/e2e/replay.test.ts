@@ -20,42 +20,10 @@ import { basename, join } from 'node:path';
 import { repoRoot, shared, sharedCaptures } from '../support/shared.ts';
 import { runReplay } from '../../chassis/cli/replay.ts';
 import { DATAPLANE_DROP_REASONS } from '../../chassis/dataplane/types.ts';
+import { csvRows } from '../support/csv.ts';
 
 const BIN = join(repoRoot, 'bin', 'atcasim.mjs');
 const BUNDLED = join(repoRoot, 'chassis', 'assets', 'loopback-mix-20k.pcap');
-
-/** RFC 4180 rows of a .fields.csv (quoted values may hold commas and doubled quotes). */
-function csvRows(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let q = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (q) {
-      if (c === '"') {
-        if (text[i + 1] === '"') {
-          cell += '"';
-          i++;
-        } else q = false;
-      } else cell += c;
-    } else if (c === '"') q = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-    } else if (c !== '\r') cell += c;
-  }
-  if (cell.length > 0 || row.length > 0) {
-    row.push(cell);
-    rows.push(row);
-  }
-  return rows;
-}
 
 /** Packet rows of the oracle: custom-block rows (frame.protocols "data", no interface id) dropped. */
 function oraclePackets(file: string): number {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { parse as parseCsv } from './csv.ts';
+import { parse as parseCsv } from '../../support/csv.ts';
 import { DecodeError } from '../../../board/common/errors.ts';
 import { CaptureReader, type CaptureHandler } from '../../../board/packet/capture-reader.ts';
 import type { CaptureInterface } from '../../../board/packet/capture-record.ts';

@@ -1,5 +1,5 @@
-/** Minimal RFC 4180 CSV reader for test oracles (quoted values, doubled quotes, header row). */
-export function parse(text: string): Array<Record<string, string>> {
+/** RFC 4180 rows of a CSV text (quoted values may hold commas, newlines and doubled quotes). */
+export function csvRows(text: string): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let v = '';
@@ -28,6 +28,11 @@ export function parse(text: string): Array<Record<string, string>> {
     row.push(v);
     rows.push(row);
   }
-  const [head, ...body] = rows;
+  return rows;
+}
+
+/** Minimal RFC 4180 CSV reader for test oracles: the first row names the columns. */
+export function parse(text: string): Array<Record<string, string>> {
+  const [head, ...body] = csvRows(text);
   return body.map((r) => Object.fromEntries(head!.map((h, i) => [h, r[i] ?? ''])));
 }
