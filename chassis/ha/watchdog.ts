@@ -24,6 +24,7 @@
  */
 import type { Clock, TimerId } from '../../board/common/clock.ts';
 import { DecodeError } from '../../board/common/errors.ts';
+import type { WatchdogSettings, WatchdogState } from '../ipmi/watchdog-port.ts';
 
 /** Timer use values (IPMI v2.0 §27.6, byte 1 b2:0). 0, 6 and 7 are reserved. */
 export const TimerUse = { biosFrb2: 1, biosPost: 2, osLoad: 3, smsOs: 4, oem: 5 } as const;
@@ -43,42 +44,13 @@ export const WatchdogCc = {
 /** NetFn App command numbers. */
 export const WatchdogCmd = { reset: 0x22, set: 0x24, get: 0x25 } as const;
 
-/** Decoded Set Watchdog Timer request (6 bytes). */
-export interface WatchdogSettings {
-  /** Timer use 1..5 (see TimerUse). */
-  use: number;
-  /** Byte 1 b7: do not log the expiry in the SEL. */
-  dontLog: boolean;
-  /** Byte 1 b6: a running timer keeps running (with the new countdown) instead of stopping. */
-  dontStop: boolean;
-  /** Pre-timeout interrupt 0..3 (see PretimeoutInterrupt). */
-  pretimeoutInterrupt: number;
-  /** Timeout action 0..3 (see TimeoutAction). */
-  timeoutAction: number;
-  /** Pre-timeout interval, whole seconds 0..255. */
-  pretimeoutSec: number;
-  /** Expiration flags to clear: bitmask over bits 1..5 (bit n = timer use n). */
-  clearFlags: number;
-  /** Initial countdown in 100 ms units, 0..65535. */
-  countdown: number;
-}
-
-/** Get Watchdog Timer response fields (after the completion code). */
-export interface WatchdogStatus {
-  use: number;
-  dontLog: boolean;
-  /** Byte 1 b6 in the Get reply: the timer is running. */
-  running: boolean;
-  pretimeoutInterrupt: number;
-  timeoutAction: number;
-  pretimeoutSec: number;
-  /** Expiration flags, bits 1..5. */
-  expirationFlags: number;
-  /** Initial countdown, 100 ms units. */
-  countdown: number;
-  /** Present countdown, 100 ms units (0 when stopped). */
-  present: number;
-}
+/**
+ * Decoded Set Watchdog Timer request (IPMI v2.0 Table 27-2): the type of the IPMI command port
+ * (chassis/ipmi/watchdog-port.ts), which this class implements.
+ */
+export type { WatchdogSettings };
+/** Get Watchdog Timer response fields (IPMI v2.0 Table 27-4): the IPMI port's `WatchdogState`. */
+export type WatchdogStatus = WatchdogState;
 
 /** What a pre-timeout or an expiry reports to its listeners. */
 export interface WatchdogEvent {
