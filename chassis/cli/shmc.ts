@@ -177,7 +177,11 @@ export async function runShmc(f: ShmcFlags, ctx: CliContext): Promise<number> {
   }
   closers.push(() => bus.close());
   bus.send({ t: 'hello', node, pid: process.pid, argv: shmcArgv(f), ...(f.adminPassword !== undefined ? { adminPassword: f.adminPassword } : {}) });
-  const first = await Promise.race([welcomed, lost.then(() => undefined), sleep(10_000).then(() => null)]);
+  // (a timer left pending would keep the process alive for its 10 s after the bus is lost)
+  let welcomeTimer: ReturnType<typeof setTimeout> | undefined;
+  const noWelcome = new Promise<null>((r) => (welcomeTimer = setTimeout(() => r(null), 10_000)));
+  const first = await Promise.race([welcomed, lost.then(() => undefined), noWelcome]);
+  clearTimeout(welcomeTimer);
   if (!first || first.t !== 'welcome') {
     await cleanup();
     return fail(first === undefined ? 'the shelf closed the bus' : first === null ? 'no welcome from the shelf within 10 s' : `the shelf refused the registration: ${(first as { reason: string }).reason}`);

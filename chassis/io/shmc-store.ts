@@ -1,8 +1,9 @@
 /**
  * A shelf manager's own SQLite database (`atcasim shmc --db FILE`, issue 7): the management state
  * it holds and mirrors (the SEL records the shelf reported, by record ID; the IPMI users and the
- * sensor thresholds, table `mgmt`) and its activation
- * epoch (a fencing token that survives restarts). WAL with synchronous = NORMAL: a record counts as
+ * sensor thresholds, table `mgmt`), its activation
+ * epoch (a fencing token that survives restarts) and whether it holds the whole management state
+ * (meta `state_held`: then, once active, it is the source the shelf is loaded from). WAL with synchronous = NORMAL: a record counts as
  * committed (and is acknowledged to the active ShMC) once it is in the WAL file, which survives the
  * fault this emulates — a killed or reset ShMC process — but not a power loss of the host machine
  * (FULL would fsync every record: a catch-up of a few thousand SEL records then blocks the ShMC's
@@ -94,6 +95,14 @@ export class ShmcStore implements ShmcStatePort {
 
   setEpoch(epoch: number): void {
     this.setMeta.run('epoch', String(epoch));
+  }
+
+  stateHeld(): boolean {
+    return (this.getMeta.get('state_held') as { v: string } | undefined)?.v === '1';
+  }
+
+  setStateHeld(held: boolean): void {
+    this.setMeta.run('state_held', held ? '1' : '0');
   }
 
   /** Closes the database. */

@@ -19,7 +19,12 @@
  *   kick                reset the watchdog countdown            wdstop          stop the watchdog
  *   role {role, epoch}  the role to show on the shelf (TUI, shmstatus, SEL)
  *   ipmi {id, address, port, data}   one RMCP/RMCP+ datagram received on the shelf address (base64)
- *   statewant {}          the active asks for all management state (replica catch-up)
+ *   statewant {}          a new active whose database never held the management state asks the shelf
+ *                         for it (seeding: the shelf answers with every record, then `stateend`)
+ *   stateload {sel, state, done}  a new active whose database holds the management state sends it,
+ *                         in chunks (sel: [{id, data}], state: [{kind, key, data}]); on `done` the
+ *                         shelf replaces its SEL, users and thresholds with it, before it relays any
+ *                         IPMI datagram through that ShMC
  *   report {hbAgeMs, alarms}  every heartbeat interval: ms since the peer's last heartbeat (null: never), alarms (TUI)
  * Shelf → ShMC:
  *   welcome {node, ha}                  registration accepted (ha = the shelf YAML's HA timing)
@@ -32,6 +37,7 @@
  *   seldel {id} / selclear {}           a SEL record was deleted / the SEL was cleared
  *   user {id, data}                     an IPMI user as it now is (JSON: name, password base64, privilege, flags)
  *   thresholds {key, data}              a sensor's thresholds and hysteresis as they now are (key FRU#number)
+ *   stateend {}                         the end of the seeding that answers `statewant`
  *
  * Garbage lines (not JSON, unknown `t`, wrong field types, longer than MAX_BUS_LINE) are reported
  * as DecodeError by `decodeBusMessage`; the receiver logs and drops them (it never crashes).
@@ -66,6 +72,7 @@ export type ToShelf =
   | { t: 'role'; role: string; epoch: number }
   | { t: 'ipmi'; id: number; address: string; port: number; data: string }
   | { t: 'statewant' }
+  | { t: 'stateload'; sel: StateSel[]; state: StateItem[]; done: boolean }
   | { t: 'report'; hbAgeMs: number | null; alarms: string[] };
 
 /** Shelf → ShMC. */
@@ -80,7 +87,21 @@ export type ToShmc =
   | { t: 'seldel'; id: number }
   | { t: 'selclear' }
   | { t: 'user'; id: number; data: string }
-  | { t: 'thresholds'; key: string; data: string };
+  | { t: 'thresholds'; key: string; data: string }
+  | { t: 'stateend' };
+
+/** One SEL record of a `stateload`: its record ID and its 16 bytes (base64). */
+export interface StateSel {
+  id: number;
+  data: string;
+}
+
+/** One other piece of management state of a `stateload` (a user by ID, a sensor's thresholds by FRU#number). */
+export interface StateItem {
+  kind: 'user' | 'thresholds';
+  key: string;
+  data: string;
+}
 
 /** Any bus message. */
 export type BusMessage = ToShelf | ToShmc;
@@ -112,6 +133,11 @@ const SHAPES: Record<string, (m: Record<string, unknown>) => boolean> = {
   role: (m) => isStr(m.role) && isNum(m.epoch),
   ipmi: (m) => isNum(m.id) && ((isStr(m.address) && isNum(m.port) && isStr(m.data)) || (Array.isArray(m.replies) && m.replies.every(isStr))),
   statewant: () => true,
+  stateload: (m) =>
+    Array.isArray(m.sel) && m.sel.every((r) => typeof r === 'object' && r !== null && isNum((r as StateSel).id) && isStr((r as StateSel).data)) &&
+    Array.isArray(m.state) && m.state.every((r) => typeof r === 'object' && r !== null && ((r as StateItem).kind === 'user' || (r as StateItem).kind === 'thresholds') && isStr((r as StateItem).key) && isStr((r as StateItem).data)) &&
+    isBool(m.done),
+  stateend: () => true,
   report: (m) => (m.hbAgeMs === null || isNum(m.hbAgeMs)) && Array.isArray(m.alarms) && m.alarms.every(isStr),
   welcome: (m) => (m.node === 'shmc-a' || m.node === 'shmc-b') && typeof m.ha === 'object' && m.ha !== null,
   refused: (m) => isStr(m.reason),
@@ -170,4 +196,35 @@ export class LineSplitter {
     }
     return out;
   }
+}
+
+/**
+ * Cuts a ShMC's management state into `stateload` messages, each line at most about `maxBytes`
+ * (default 32 KiB, half of MAX_BUS_LINE); the last has `done: true` (one message with `done` when
+ * there is nothing to send).
+ */
+export function stateloadMessages(sel: readonly StateSel[], state: readonly StateItem[], maxBytes = 32 * 1024): Array<Extract<ToShelf, { t: 'stateload' }>> {
+  const out: Array<Extract<ToShelf, { t: 'stateload' }>> = [];
+  let cur: Extract<ToShelf, { t: 'stateload' }> = { t: 'stateload', sel: [], state: [], done: false };
+  let size = 64;
+  const flush = () => {
+    out.push(cur);
+    cur = { t: 'stateload', sel: [], state: [], done: false };
+    size = 64;
+  };
+  for (const r of sel) {
+    const n = JSON.stringify(r).length + 1;
+    if (size + n > maxBytes && (cur.sel.length > 0 || cur.state.length > 0)) flush();
+    cur.sel.push({ id: r.id, data: r.data });
+    size += n;
+  }
+  for (const r of state) {
+    const n = JSON.stringify(r).length + 1;
+    if (size + n > maxBytes && (cur.sel.length > 0 || cur.state.length > 0)) flush();
+    cur.state.push({ kind: r.kind, key: r.key, data: r.data });
+    size += n;
+  }
+  cur.done = true;
+  out.push(cur);
+  return out;
 }

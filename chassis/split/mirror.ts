@@ -28,14 +28,18 @@ import { DecodeError } from '../../board/common/errors.ts';
  * One mirrored management write (the shelf configuration is not mirrored: docs/split.md): a SEL
  * record added (`sel`: ID and bytes, base64), deleted (`sel-del`), the whole SEL cleared
  * (`sel-clear`; a catch-up starts with one), an IPMI user as it now is (`user`: ID 1..15 and its
- * JSON), a sensor's thresholds as they now are (`thresholds`: key `FRU#number` and JSON).
+ * JSON), a sensor's thresholds as they now are (`thresholds`: key `FRU#number` and JSON), and the
+ * marker `held`: everything before it in the stream, on top of the catch-up it follows, is the whole
+ * management state of the active (it ends a catch-up, or the shelf's seeding of a fresh active); a
+ * ShMC whose database took it holds management state and, once active, loads the shelf from it.
  */
 export type MirrorEntry =
   | { kind: 'sel'; id: number; data: string }
   | { kind: 'sel-del'; id: number }
   | { kind: 'sel-clear' }
   | { kind: 'user'; id: number; data: string }
-  | { kind: 'thresholds'; key: string; data: string };
+  | { kind: 'thresholds'; key: string; data: string }
+  | { kind: 'held' };
 
 /** Mirror datagrams. */
 export type MirrorDatagram =
@@ -84,6 +88,7 @@ export const mirrorCodec = {
       if (e && e.kind === 'sel-clear') return { ...head, entry: { kind: 'sel-clear' } };
       if (e && e.kind === 'user' && u32(e.id) && typeof e.data === 'string') return { ...head, entry: { kind: 'user', id: e.id as number, data: e.data } };
       if (e && e.kind === 'thresholds' && typeof e.key === 'string' && typeof e.data === 'string') return { ...head, entry: { kind: 'thresholds', key: e.key, data: e.data } };
+      if (e && e.kind === 'held') return { ...head, entry: { kind: 'held' } };
     }
     throw new DecodeError('mirror', 'body', 3, 'unknown kind or mistyped fields');
   },
@@ -250,6 +255,11 @@ export interface MirrorReceiverOptions {
   commit(entry: MirrorEntry): void;
   /** Sends one datagram to the active. */
   send(d: MirrorDatagram): void;
+  /**
+   * Called whenever a catch-up is asked (its database is about to be rewritten: until a `held`
+   * entry arrives, it does not hold the whole state).
+   */
+  onCatchUp?(): void;
 }
 
 /** Standby side: in-order commit and cumulative acks. */
@@ -269,6 +279,7 @@ export class MirrorReceiver {
   /** Asks the active for a catch-up (after boot, or on entering standby). */
   requestCatchUp(): void {
     this.stats.wants++;
+    this.o.onCatchUp?.();
     this.stream = 0;
     this.next = 1;
     this.o.send({ k: 'want' });

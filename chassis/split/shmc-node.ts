@@ -10,6 +10,11 @@
  * - the management-state mirror (mirror.ts): SEL records the shelf reports to the active ShMC are
  *   committed to its own database and mirrored to the standby; IPMI answers wait for the standby's
  *   commit while it is hot;
+ * - the source of truth (issue 7: each ShMC has its own database): a node that turns active and whose
+ *   database holds the management state (it took a `held` marker: a complete catch-up as a standby,
+ *   or the shelf's seeding as an earlier active) sends that state to the shelf (`stateload`), which
+ *   replaces its SEL, users and thresholds with it before any IPMI datagram is relayed; only a node
+ *   whose database never held it asks the shelf for it (`statewant`, seeding, answered by `stateend`);
  * - the shelf address: `shelfAddress(true)` is asked when the node turns active (the I/O side binds
  *   the UDP port and relays datagrams to the shelf's IPMI layer over the bus), false when it leaves;
  * - the takeover figures the maintenance port reports (`status()`).
@@ -31,6 +36,7 @@ import { emptyShareDataPlane, NodeController } from '../ha/pair-controller.ts';
 import { syncCodec } from '../ha/session-sync.ts';
 import { IpmiWatchdog } from '../ha/watchdog.ts';
 import type { WatchdogSettings, WatchdogStatus } from '../ha/watchdog.ts';
+import { stateloadMessages } from './bus-codec.ts';
 import type { BusLines, ShmcNode, ToShelf, ToShmc } from './bus-codec.ts';
 import { classifyPairDatagram, MirrorReceiver, MirrorSender, mirrorCodec } from './mirror.ts';
 import type { MirrorEntry } from './mirror.ts';
@@ -55,6 +61,12 @@ export interface ShmcStatePort {
   /** Persisted activation epoch of the share (fencing token). */
   epoch(): number;
   setEpoch(epoch: number): void;
+  /**
+   * True when the database holds the whole management state (a `held` marker was committed and no
+   * catch-up was asked since). Persisted.
+   */
+  stateHeld(): boolean;
+  setStateHeld(held: boolean): void;
 }
 
 /** Ports of a ShMC node. */
@@ -94,8 +106,17 @@ export interface ShmcStatus {
   takeovers: number;
   mirror: { synchronous: boolean; lagging: boolean; lastSeq: number; ackedSeq: number; timeouts: number } | { inStep: boolean; committed: number } | null;
   sel: { count: number; ids: number[] };
-  /** Other management state held: user IDs with a name, thresholds records. */
-  state: { users: number[]; thresholds: number };
+  /**
+   * Other management state held: user IDs with a name, thresholds records; `held`: the database
+   * holds the whole management state (see the module header).
+   */
+  state: { users: number[]; thresholds: number; held: boolean };
+  /**
+   * How each activation got its management state: 'stateload' (this node's database loaded into the
+   * shelf, with the numbers of SEL records and other records sent) or 'statewant' (seeded by the
+   * shelf). Last 16.
+   */
+  activations: Array<{ at: number; source: 'stateload' | 'statewant'; sel?: number; state?: number }>;
   heartbeatMs: number;
   missedHeartbeats: number;
   activationMs: number;
@@ -345,6 +366,13 @@ export class ShmcRuntime {
       case 'thresholds':
         this.write({ kind: 'thresholds', key: m.key, data: m.data });
         return;
+      case 'stateend':
+        // The shelf's seeding is complete: this database now holds the whole state (and so does a
+        // standby that has followed the stream since its catch-up).
+        if (this.role !== 'active') return;
+        this.p.state.setStateHeld(true);
+        this.sender?.append({ kind: 'held' });
+        return;
       case 'ipmi': {
         const replies = m.replies.map((r) => Buffer.from(r, 'base64'));
         const [address, port] = this.pendingIpmi.get(m.id) ?? [undefined, 0];
@@ -431,8 +459,9 @@ export class ShmcRuntime {
       state: (() => {
         const all = this.p.state.allState();
         const users = all.filter((s) => s.kind === 'user' && (JSON.parse(s.data) as { name?: string }).name).map((s) => Number(s.key));
-        return { users: users.sort((a, b) => a - b), thresholds: all.filter((s) => s.kind === 'thresholds').length };
+        return { users: users.sort((a, b) => a - b), thresholds: all.filter((s) => s.kind === 'thresholds').length, held: this.p.state.stateHeld() };
       })(),
+      activations: this.activations.slice(),
       heartbeatMs: this.p.cfg.heartbeatMs,
       missedHeartbeats: this.p.cfg.missedHeartbeats,
       activationMs: this.p.cfg.activationMs,
@@ -494,6 +523,7 @@ export class ShmcRuntime {
         this.receiver = new MirrorReceiver({
           commit: (e) => this.commitEntry(e),
           send: (d) => this.p.sendPeer(mirrorCodec.encode(d)),
+          onCatchUp: () => this.p.state.setStateHeld(false),
         });
         this.receiver.requestCatchUp();
       }
@@ -513,15 +543,29 @@ export class ShmcRuntime {
           { kind: 'sel-clear' } as MirrorEntry,
           ...this.p.state.allSel().map((r): MirrorEntry => ({ kind: 'sel', id: r.id, data: r.data })),
           ...this.p.state.allState().map((s): MirrorEntry => (s.kind === 'user' ? { kind: 'user', id: Number(s.key), data: s.data } : { kind: 'thresholds', key: s.key, data: s.data })),
+          // complete only when this database is (else `held` follows the shelf's seeding: stateend)
+          ...(this.p.state.stateHeld() ? [{ kind: 'held' } as MirrorEntry] : []),
         ],
         newStream: () => this.p.random.u32() || 1,
         resendMs: this.p.cfg.heartbeatMs,
         ackTimeoutMs: this.p.cfg.heartbeatMs * this.p.cfg.missedHeartbeats,
       });
     }
-    // The shelf sends a clear and every SEL record, user and thresholds record it holds (this replica
-    // catches up with what changed while no ShMC was active), then each change.
-    this.p.bus({ t: 'statewant' });
+    // The source of truth: a database that holds the management state loads it into the shelf (which
+    // replaces its SEL, users and thresholds before it relays an IPMI datagram through this node: the
+    // bus keeps the order); a database that never held it is seeded by the shelf (a clear and every
+    // SEL record, user and thresholds record it holds, then `stateend`), then each change follows.
+    if (this.p.state.stateHeld()) {
+      const sel = this.p.state.allSel();
+      const state = this.p.state.allState();
+      for (const m of stateloadMessages(sel, state)) this.p.bus(m);
+      this.noteActivation({ at: this.p.wallNow(), source: 'stateload', sel: sel.length, state: state.length });
+      this.p.log.info({ category: 'stateload', sel: sel.length, state: state.length }, `management state loaded into the shelf from this ShMC's database (${sel.length} SEL records)`);
+    } else {
+      this.p.bus({ t: 'statewant' });
+      this.noteActivation({ at: this.p.wallNow(), source: 'statewant' });
+      this.p.log.info({ category: 'stateload' }, 'this database never held the management state: seeded by the shelf');
+    }
     this.setBound(true);
   }
 
@@ -531,8 +575,16 @@ export class ShmcRuntime {
     this.p.shelfAddress(b);
   }
 
+  private readonly activations: ShmcStatus['activations'] = [];
+
+  private noteActivation(a: ShmcStatus['activations'][number]): void {
+    this.activations.push(a);
+    if (this.activations.length > 16) this.activations.shift();
+  }
+
   private commitEntry(e: MirrorEntry): void {
-    if (e.kind === 'sel') this.p.state.putSel(e.id, e.data);
+    if (e.kind === 'held') this.p.state.setStateHeld(true);
+    else if (e.kind === 'sel') this.p.state.putSel(e.id, e.data);
     else if (e.kind === 'sel-del') this.p.state.deleteSel(e.id);
     else if (e.kind === 'sel-clear') this.p.state.clearSel();
     else if (e.kind === 'user') this.p.state.putState('user', String(e.id), e.data);

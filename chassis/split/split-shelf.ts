@@ -13,6 +13,14 @@
  *   replies go back the same way; SEL changes (records added, deleted, cleared) are pushed to the active ShMC, before
  *   the reply of the request that caused them (the ShMC mirrors them to its standby and holds the
  *   reply until the standby committed: mirror.ts);
+ * - the management state's source of truth is the active ShMC's database: a new active either loads
+ *   its state into the shelf (`stateload`: the shelf's SEL, users and thresholds are replaced by it)
+ *   or, when its database never held one, is seeded from the shelf (`statewant` → every record, then
+ *   `stateend`). Until one of the two is done the ShMC is not "loaded": no IPMI datagram is relayed
+ *   through it and no change is pushed to it. SEL records and thresholds the shelf's own hardware
+ *   logs while no loaded active ShMC exists (the fault that caused the takeover, the new active's
+ *   On Line) are held as pending, kept through a load and pushed to the new active after it — as an
+ *   IPM controller retries its events until the event receiver takes them;
  * - the roles the ShMCs report, shown on the Shelf (TUI, SEL, the shelf address follows the active).
  *
  * Time (issues 6/7): everything that judges a ShMC by time — its watchdog countdown, the age of its
@@ -34,9 +42,11 @@ import type { LanServer } from '../ipmi/lan-server.ts';
 import type { ShelfIpmiHaHooks, ShmStatus } from '../ipmi/shelf/index.ts';
 import { HA_ROLES, type HaRoleName } from '../model/events.ts';
 import type { Shelf } from '../model/shelf.ts';
-import { encodeSelRecord } from '../sensors/sel.ts';
+import { InMemoryUserStore, hasAdministrator, type IpmiUser, type UserPrivilegeLimit } from '../ipmi/users.ts';
+import { THRESHOLD_NAMES } from '../sensors/sensor.ts';
+import { decodeSelRecord, encodeSelRecord } from '../sensors/sel.ts';
 import type { HaFactory, HaMemberView, HaPart } from '../runtime/ha-seam.ts';
-import type { ShmcNode, ToShelf, ToShmc } from './bus-codec.ts';
+import type { ShmcNode, StateItem, StateSel, ToShelf, ToShmc } from './bus-codec.ts';
 import { parseShmcArgv, stripAdminPassword } from './shmc-flags.ts';
 import { SHMC_NODES, ShmcHardware } from './shmc-hardware.ts';
 
@@ -93,6 +103,27 @@ interface Live {
   epoch: number;
   /** The ShMC's last report (heartbeat age, alarms) and when it came (shelf clock). */
   report?: { hbAgeMs: number | null; alarms: string[]; at: number };
+  /** Its management state is loaded into the shelf or seeded from it (see the module header). */
+  loaded: boolean;
+  /** A `stateload` being received (chunks until `done`). */
+  load?: { sel: StateSel[]; state: StateItem[] };
+}
+
+/** What the last `stateload` did to the shelf's state (log line `stateload`, tests). */
+export interface StateLoadSummary {
+  node: ShmcNode;
+  /** SEL records of the shelf equal to the ShMC's (same ID, same bytes): kept. */
+  kept: number;
+  /** SEL records of the shelf the ShMC does not hold (not pending): deleted. */
+  dropped: number;
+  /** SEL records of the ShMC the shelf did not hold: added again (new ID, Add SEL Entry rules). */
+  readded: number;
+  /** SEL records the shelf logged while no ShMC was loaded: kept and pushed to the ShMC. */
+  pending: number;
+  /** IPMI users set from the ShMC's copy (0 when its copy was refused: no administrator). */
+  users: number;
+  /** Sensors whose thresholds were set from the ShMC's copy. */
+  thresholds: number;
 }
 
 /** See the module header. */
@@ -116,6 +147,14 @@ export class SplitShelf {
   private stallClock: StallCompensatedClock | undefined;
   /** Stalls of the shelf process compensated on the ShMCs' time (see the module header). */
   stalls = 0;
+  /** IDs of SEL records logged while no loaded active ShMC existed (see the module header). */
+  private readonly pendingSel = new Set<number>();
+  /** Thresholds (FRU#number) changed while no loaded active ShMC existed. */
+  private readonly pendingThresholds = new Set<string>();
+  /** What the last load did. */
+  lastLoad: StateLoadSummary | undefined;
+  /** IPMI datagrams dropped because the ShMC that relayed them was not loaded yet. */
+  unloadedIpmi = 0;
 
   constructor(private readonly p: SplitShelfPorts) {
     // The hardware's clock forwards to the stall-compensated one, created on first use (p.ha may be
@@ -141,14 +180,22 @@ export class SplitShelf {
   attachShelf(shelf: Shelf): void {
     this.shelf = shelf;
     this.unsubs.push(shelf.on('sel.added', (e) => {
-      const active = this.activeLive();
+      const active = this.loadedActive();
       if (active) active.conn.send({ t: 'sel', id: e.record.recordId, data: Buffer.from(encodeSelRecord(e.record)).toString('base64') });
+      else this.pendingSel.add(e.record.recordId);
     }));
-    this.unsubs.push(shelf.on('sel.deleted', (e) => this.activeLive()?.conn.send({ t: 'seldel', id: e.recordId })));
-    this.unsubs.push(shelf.on('sel.cleared', () => this.activeLive()?.conn.send({ t: 'selclear' })));
+    this.unsubs.push(shelf.on('sel.deleted', (e) => {
+      this.pendingSel.delete(e.recordId);
+      this.loadedActive()?.conn.send({ t: 'seldel', id: e.recordId });
+    }));
+    this.unsubs.push(shelf.on('sel.cleared', () => {
+      this.pendingSel.clear();
+      this.loadedActive()?.conn.send({ t: 'selclear' });
+    }));
     this.unsubs.push(shelf.on('sensor.thresholds', (e) => {
-      const active = this.activeLive();
+      const active = this.loadedActive();
       if (active) this.sendThresholds(active, e.fru, e.number);
+      else this.pendingThresholds.add(`${e.fru}#${e.number}`);
     }));
   }
 
@@ -220,6 +267,27 @@ export class SplitShelf {
         return;
       case 'statewant':
         this.sendAllSel(l);
+        l.conn.send({ t: 'stateend' });
+        l.loaded = true;
+        this.pendingSel.clear();
+        this.pendingThresholds.clear();
+        this.p.log.info({ category: 'stateload', node, source: 'shelf' }, `${node}: its database never held the management state: seeded from the shelf`);
+        return;
+      case 'stateload':
+        l.load ??= { sel: [], state: [] };
+        for (const r of m.sel) l.load.sel.push(r);
+        for (const r of m.state) l.load.state.push(r);
+        if (l.load.sel.length > 0xffff || l.load.state.length > 4096) {
+          this.p.log.error({ category: 'stateload', node }, `${node}: stateload too large: refused (the shelf's state is kept)`);
+          l.load = undefined;
+          this.finishLoad(l);
+          return;
+        }
+        if (m.done) {
+          const load = l.load;
+          l.load = undefined;
+          this.applyLoad(l, load);
+        }
         return;
       case 'report':
         l.report = { hbAgeMs: m.hbAgeMs, alarms: m.alarms.slice(0, 16), at: this.shmcTime().now() };
@@ -357,7 +425,7 @@ export class SplitShelf {
     }
     const reg: ShmcRegistration = { node: m.node, pid: m.pid, argv: stripped.argv, ...(password !== undefined ? { adminPassword: password } : {}) };
     this.regs.set(m.node, reg);
-    this.live.set(m.node, { conn, reg, role: 'booting', epoch: this.roles.get(m.node)?.epoch ?? 0 });
+    this.live.set(m.node, { conn, reg, role: 'booting', epoch: this.roles.get(m.node)?.epoch ?? 0, loaded: false });
     this.connNode.set(conn, m.node);
     this.p.log.info({ category: 'shmc', node: m.node, pid: m.pid }, `${m.node} registered (pid ${m.pid})`);
     conn.send({ t: 'welcome', node: m.node, ha: this.p.ha });
@@ -379,6 +447,8 @@ export class SplitShelf {
     }
     l.role = role as HaRoleName;
     l.epoch = epoch;
+    // Out of the active role its load ends: an activation later loads (or is seeded) again first.
+    if (role !== 'active') l.loaded = false;
     this.display(l.reg.node, role as HaRoleName, epoch);
   }
 
@@ -397,9 +467,156 @@ export class SplitShelf {
     return undefined;
   }
 
+  /** The active ShMC once its management state is loaded or seeded: management changes go to it. */
+  private loadedActive(): Live | undefined {
+    const l = this.activeLive();
+    return l?.loaded ? l : undefined;
+  }
+
+  /**
+   * Replaces the shelf's management state with a ShMC's (its `stateload`): SEL records the ShMC
+   * holds stay or are added again, the shelf's others go unless pending; users and thresholds are
+   * set from its copy. Then the ShMC is loaded and gets the pending records. Never throws.
+   */
+  private applyLoad(l: Live, load: { sel: StateSel[]; state: StateItem[] }): void {
+    const shelf = this.shelf;
+    const node = l.reg.node;
+    const sum: StateLoadSummary = { node, kept: 0, dropped: 0, readded: 0, pending: 0, users: 0, thresholds: 0 };
+    const oldIds: number[] = [];
+    if (shelf) {
+      // SEL: the ShMC's records, by ID and bytes.
+      const want = new Map<number, string>();
+      for (const r of load.sel) want.set(r.id, r.data);
+      const matched = new Set<number>();
+      for (const r of [...shelf.selRecords()]) {
+        if (want.get(r.recordId) === Buffer.from(encodeSelRecord(r)).toString('base64')) {
+          matched.add(r.recordId);
+          sum.kept++;
+          continue;
+        }
+        if (this.pendingSel.has(r.recordId)) continue;
+        try {
+          shelf.deleteSel(r.recordId, shelf.reserveSel());
+          sum.dropped++;
+        } catch (e) {
+          this.p.log.warn({ category: 'stateload', node, id: r.recordId, err: String(e) }, 'SEL record not deleted');
+        }
+      }
+      for (const [id, data] of want) {
+        if (matched.has(id)) continue;
+        // A record the shelf lost (its database was replaced): logged again, as Add SEL Entry does
+        // (a new record ID; a system event gets the current SEL time). The ShMC drops its old ID.
+        try {
+          shelf.addSelEntry(decodeSelRecord(Buffer.from(data, 'base64')));
+          oldIds.push(id);
+          sum.readded++;
+        } catch (e) {
+          this.p.log.warn({ category: 'stateload', node, id, err: String(e) }, 'SEL record of the ShMC not added');
+        }
+      }
+      // Thresholds (FRU#number → {thresholds}); the ones the shelf changed meanwhile are kept.
+      for (const it of load.state) {
+        if (it.kind !== 'thresholds' || this.pendingThresholds.has(it.key)) continue;
+        const hash = it.key.lastIndexOf('#');
+        const fru = it.key.slice(0, hash);
+        const number = Number(it.key.slice(hash + 1));
+        try {
+          const t = (JSON.parse(it.data) as { thresholds?: Record<string, number> }).thresholds ?? {};
+          const cur = shelf.sensor(fru, number).thresholds ?? {};
+          if (THRESHOLD_NAMES.every((n) => (cur[n] ?? null) === (t[n] ?? null))) continue;
+          const next: Partial<Record<(typeof THRESHOLD_NAMES)[number], number | null>> = {};
+          for (const n of THRESHOLD_NAMES) next[n] = typeof t[n] === 'number' ? t[n] : null;
+          shelf.setSensorThresholds(fru, number, next);
+          sum.thresholds++;
+        } catch (e) {
+          this.p.log.warn({ category: 'stateload', node, sensor: it.key, err: String(e) }, 'thresholds of the ShMC not applied');
+        }
+      }
+    }
+    sum.users = this.loadUsers(node, load.state);
+    sum.pending = this.pendingSel.size;
+    this.lastLoad = sum;
+    this.p.log.info({ category: 'stateload', ...sum }, `${node}: management state loaded from its database (SEL: ${sum.kept} kept, ${sum.dropped} dropped, ${sum.readded} added again, ${sum.pending} pending)`);
+    for (const id of oldIds) l.conn.send({ t: 'seldel', id });
+    this.finishLoad(l);
+  }
+
+  /** The ShMC is loaded: the pending records and thresholds go to it, then every change. */
+  private finishLoad(l: Live): void {
+    l.loaded = true;
+    if (this.shelf) {
+      for (const r of this.shelf.selRecords()) {
+        if (this.pendingSel.has(r.recordId)) l.conn.send({ t: 'sel', id: r.recordId, data: Buffer.from(encodeSelRecord(r)).toString('base64') });
+      }
+      for (const key of this.pendingThresholds) {
+        const hash = key.lastIndexOf('#');
+        this.sendThresholds(l, key.slice(0, hash), Number(key.slice(hash + 1)));
+      }
+    }
+    this.pendingSel.clear();
+    this.pendingThresholds.clear();
+    this.sendUserChanges(l, false);
+  }
+
+  /**
+   * Sets the LAN server's users from a ShMC's copy (all of them or none: a copy without an enabled
+   * administrator who can log in is refused, the shelf's users are kept and sent to the ShMC).
+   * @returns the number of users changed
+   */
+  private loadUsers(node: ShmcNode, state: StateItem[]): number {
+    const lan = this.lan;
+    if (!lan) return 0;
+    const users: IpmiUser[] = [];
+    for (const it of state) {
+      if (it.kind !== 'user') continue;
+      try {
+        const u = JSON.parse(it.data) as Omit<IpmiUser, 'password'> & { password: string };
+        users.push({
+          id: Number(it.key), name: String(u.name ?? ''), password: new Uint8Array(Buffer.from(String(u.password ?? ''), 'base64')),
+          privilege: u.privilege as UserPrivilegeLimit, enabled: u.enabled === true, ipmiMessaging: u.ipmiMessaging === true,
+          linkAuth: u.linkAuth === true, callinRestricted: u.callinRestricted === true,
+        });
+      } catch (e) {
+        this.p.log.warn({ category: 'stateload', node, user: it.key, err: String(e) }, 'user of the ShMC unreadable');
+      }
+    }
+    if (users.length === 0) return 0;
+    let ok = false;
+    try {
+      ok = hasAdministrator(new InMemoryUserStore(users));
+    } catch {
+      ok = false;
+    }
+    if (!ok) {
+      this.p.log.warn({ category: 'stateload', node }, `${node}: its users have no enabled administrator: the shelf's users are kept`);
+      this.sentUsers.clear();
+      return 0;
+    }
+    const key = (u: IpmiUser) => JSON.stringify({ ...u, password: Buffer.from(u.password).toString('base64') });
+    const current = new Map(lan.users.list().map((u) => [u.id, key(u)]));
+    const changed = users.filter((u) => current.get(u.id) !== key(u));
+    try {
+      // names first cleared, so that a name moving from one ID to another is never taken twice
+      for (const u of changed) if (lan.users.get(u.id)?.name !== u.name) lan.users.update(u.id, { name: '' });
+      for (const u of changed) {
+        const { id, ...fields } = u;
+        lan.users.update(id, fields);
+      }
+    } catch (e) {
+      this.p.log.error({ category: 'stateload', node, err: String(e) }, 'users of the ShMC not applied completely');
+    }
+    // What the ShMC holds now equals the LAN server's table: only later changes are sent.
+    this.sentUsers.clear();
+    for (const u of lan.users.list()) this.sentUsers.set(u.id, key(u));
+    return changed.length;
+  }
+
   private onIpmi(l: Live, m: Extract<ToShelf, { t: 'ipmi' }>): void {
     const replies: string[] = [];
-    if (this.lan && l.role === 'active') {
+    if (!l.loaded) {
+      // Cannot happen in order (a ShMC loads or asks before it binds the shelf address): dropped.
+      this.unloadedIpmi++;
+    } else if (this.lan && l.role === 'active') {
       try {
         for (const r of this.lan.handleDatagram(Buffer.from(m.data, 'base64'), { address: m.address, port: m.port }, this.p.clock.now())) {
           replies.push(Buffer.from(r).toString('base64'));

@@ -19,7 +19,7 @@ import { SimClock } from '../../../board/common/sim-clock.ts';
 import { resolveHaConfig } from '../../../chassis/ha/ha-config.ts';
 import type { LanServer } from '../../../chassis/ipmi/lan-server.ts';
 import type { Shelf } from '../../../chassis/model/shelf.ts';
-import type { SelRecord } from '../../../chassis/sensors/sel.ts';
+import { encodeSelRecord, type SelRecord } from '../../../chassis/sensors/sel.ts';
 import type { ShmcNode, ToShmc } from '../../../chassis/split/bus-codec.ts';
 import { shmcArgv } from '../../../chassis/split/shmc-flags.ts';
 import { ShmcRuntime, type ShmcStatePort } from '../../../chassis/split/shmc-node.ts';
@@ -31,9 +31,12 @@ function memState(): ShmcStatePort & { sel: Map<number, string>; mgmt: Map<strin
   const sel = new Map<number, string>();
   const mgmt = new Map<string, string>();
   let epoch = 0;
+  let held = false;
   return {
     sel,
     mgmt,
+    stateHeld: () => held,
+    setStateHeld: (h) => void (held = h),
     putState: (kind, key, data) => void mgmt.set(`${kind}:${key}`, data),
     allState: () => [...mgmt].map(([k, data]) => ({ kind: k.split(':')[0] as 'user' | 'thresholds', key: k.slice(k.indexOf(':') + 1), data })),
     putSel: (id, data) => void sel.set(id, data),
@@ -65,12 +68,35 @@ function world() {
     fruNames: () => ['slot3'],
     sensors: () => [{ number: 2, thresholds: { unc: 70 }, hysteresis: { positive: 2, negative: 2 } }],
     sensor: (_fru: string, n: number) => ({ number: n, thresholds: { unc: thresholdUnc }, hysteresis: { positive: 2, negative: 2 } }),
+    // what a stateload uses (Shelf's Delete / Add SEL Entry and Set Sensor Thresholds)
+    reserveSel: () => 1,
+    deleteSel: (id: number) => {
+      const i = records.findIndex((r) => r.recordId === id);
+      if (i < 0) throw new Error(`no SEL record ${id}`);
+      records.splice(i, 1);
+      changeListeners.get('sel.deleted')?.({ recordId: id });
+      return id;
+    },
+    addSelEntry: (r: SelRecord) => {
+      const rec = { ...r, recordId: Math.max(0, ...records.map((x) => x.recordId)) + 1 };
+      records.push(rec);
+      for (const fn of selListeners) fn({ record: rec });
+      return rec;
+    },
+    setSensorThresholds: (_fru: string, _n: number, t: { unc?: number | null }) => {
+      thresholdUnc = t.unc ?? 0;
+      changeListeners.get('sensor.thresholds')?.({ fru: 'slot3', number: 2 } as never);
+    },
   } as unknown as Shelf;
   let thresholdUnc = 70;
   const users = [1, 2].map((id) => ({ id, name: id === 2 ? 'admin' : '', password: new Uint8Array([1, 2, 3]), privilege: 4, enabled: true, ipmiMessaging: true, linkAuth: false, callinRestricted: false }));
   split.attachShelf(shelf);
   const lan = {
-    users: { list: () => users.map((u) => ({ ...u })) },
+    users: {
+      list: () => users.map((u) => ({ ...u })),
+      get: (id: number) => users.find((u) => u.id === id),
+      update: (id: number, ch: Record<string, unknown>) => Object.assign(users.find((u) => u.id === id)!, ch),
+    },
     handleDatagram: (bytes: Uint8Array) => {
       if (bytes[0] === 0xee) {
         // Set User Password on user 2
@@ -163,7 +189,20 @@ function world() {
     records.length = 0;
     changeListeners.get('sel.cleared')?.({});
   };
-  return { clock, cfg, split, nodes, boot, kill, hang, restarts, records, deleteRecord, clearSel };
+  /** A record the shelf's hardware logs (hot swap, a fault): pushed to the loaded active, else pending. */
+  const hardwareRecord = (sensorNumber: number) => {
+    const r: SelRecord = { recordId: Math.max(0, ...records.map((x) => x.recordId)) + 1, recordType: 2, timestamp: 0, generatorId: 0x20, evmRev: 4, sensorType: 0xf0, sensorNumber, eventDirType: 0x6f, eventData: [1, 0, 0] };
+    records.push(r);
+    for (const fn of selListeners) fn({ record: r });
+    return r;
+  };
+  /** A record put into the shelf's SEL behind the ShMCs' back (no event: never mirrored). */
+  const behindTheBack = (sensorNumber: number) => {
+    const r: SelRecord = { recordId: Math.max(0, ...records.map((x) => x.recordId)) + 1, recordType: 2, timestamp: 0, generatorId: 0x20, evmRev: 4, sensorType: 0x01, sensorNumber, eventDirType: 1, eventData: [0, 0, 0] };
+    records.push(r);
+    return r;
+  };
+  return { clock, cfg, split, nodes, boot, kill, hang, restarts, records, users, deleteRecord, clearSel, hardwareRecord, behindTheBack };
 }
 
 function roleOf(w: ReturnType<typeof world>, n: ShmcNode): string {
@@ -230,7 +269,7 @@ describe('ShMC pair on the split shelf (simulated time)', () => {
     const [pw, th] = a.replies.slice(-2);
     expect(JSON.parse(pw!.standbyMgmt.get('user:2')!).password).toBe(Buffer.from([9, 9, 7]).toString('base64'));
     expect(JSON.parse(th!.standbyMgmt.get('thresholds:slot3#2')!)).toMatchObject({ thresholds: { unc: 75 } });
-    expect(b.rt.status().state).toEqual({ users: [2], thresholds: 1 });
+    expect(b.rt.status().state).toEqual({ users: [2], thresholds: 1, held: true });
   });
 
   it('deleted records and a cleared SEL reach both replicas; a restarted standby catches up exactly', () => {
@@ -283,6 +322,70 @@ describe('ShMC pair on the split shelf (simulated time)', () => {
     expect(t.totalMs!).toBeLessThanOrEqual(w.cfg.heartbeatMs * w.cfg.missedHeartbeats + w.cfg.activationMs);
     expect(b.bound).toBe(true);
     for (const r of w.records) expect(b.state.sel.has(r.recordId)).toBe(true);
+  });
+
+  it('the first active of fresh databases is seeded by the shelf (statewant … stateend) and then holds the state; so does its standby after the catch-up', () => {
+    const w = world();
+    const a = w.boot('shmc-a', 101);
+    expect(a.state.stateHeld()).toBe(false);
+    const b = w.boot('shmc-b', 102);
+    w.clock.advance(3000);
+    expect(a.rt.status().activations).toEqual([expect.objectContaining({ source: 'statewant' })]);
+    expect(a.state.stateHeld()).toBe(true);
+    expect(b.rt.status().role).toBe('standby.hot');
+    expect(b.state.stateHeld()).toBe(true);
+    expect(w.split.lastLoad).toBeUndefined();
+  });
+
+  it('kill of the active: the new active loads the shelf from its own database — a record behind the ShMCs\' back is gone, records logged during the takeover are kept and mirrored', () => {
+    const w = world();
+    const a = w.boot('shmc-a', 101);
+    const b = w.boot('shmc-b', 102);
+    w.clock.advance(3000);
+    for (let i = 0; i < 3; i++) a.rt.onIpmiDatagram(new Uint8Array([i]), '127.0.0.1', 40000);
+    w.clock.advance(50);
+    const committed = [...b.state.sel].sort((x, y) => x[0] - y[0]);
+    expect(committed.map(([id]) => id)).toEqual(w.records.map((r) => r.recordId));
+    // the control: a record the shelf holds that no ShMC ever got
+    const ghost = w.behindTheBack(0x77);
+    // a user renamed in the standby's copy only (as if changed on the shelf behind its back the other way round)
+    const u2 = JSON.parse(b.state.mgmt.get('user:2')!) as Record<string, unknown>;
+    b.state.putState('user', '2', JSON.stringify({ ...u2, name: 'root' }));
+    w.kill('shmc-a');
+    // the shelf's hardware logs the fault while no ShMC is loaded: pending
+    const fault = w.hardwareRecord(0x55);
+    while (roleOf(w, 'shmc-b') !== 'active') w.clock.advance(1);
+    w.clock.advance(5);
+    expect(b.rt.status().activations.at(-1)).toMatchObject({ source: 'stateload', sel: committed.length });
+    expect(w.split.lastLoad).toMatchObject({ node: 'shmc-b', kept: committed.length, dropped: 1, readded: 0, pending: 1, users: 1 });
+    const ids = w.records.map((r) => r.recordId);
+    expect(ids).not.toContain(ghost.recordId);
+    expect(ids).toContain(fault.recordId);
+    for (const [id, data] of committed) {
+      const r = w.records.find((x) => x.recordId === id)!;
+      expect(Buffer.from(encodeSelRecord(r)).toString('base64')).toBe(data);
+    }
+    expect(w.users.find((u) => u.id === 2)!.name).toBe('root');
+    // the pending record went to the new active's database
+    expect(b.state.sel.has(fault.recordId)).toBe(true);
+    // no datagram was relayed before the load
+    expect(w.split.unloadedIpmi).toBe(0);
+  });
+
+  it('a stateload whose users have no administrator keeps the shelf\'s users (and sends them to the ShMC)', () => {
+    const w = world();
+    const a = w.boot('shmc-a', 101);
+    const b = w.boot('shmc-b', 102);
+    w.clock.advance(3000);
+    const u2 = JSON.parse(b.state.mgmt.get('user:2')!) as Record<string, unknown>;
+    b.state.putState('user', '2', JSON.stringify({ ...u2, enabled: false }));
+    w.kill('shmc-a');
+    while (roleOf(w, 'shmc-b') !== 'active') w.clock.advance(1);
+    w.clock.advance(5);
+    expect(w.split.lastLoad).toMatchObject({ users: 0 });
+    expect(w.users.find((u) => u.id === 2)!.enabled).toBe(true);
+    expect(JSON.parse(b.state.mgmt.get('user:2')!)).toMatchObject({ enabled: true });
+    void a;
   });
 
   it('heartbeats blocked both ways: no takeover (the peer\'s lines stay healthy and active)', () => {
