@@ -92,7 +92,10 @@ export class DataPlane implements DataPlanePort {
   private packets = 0;
   private bytes = 0;
   private flows = 0;
-  private readonly flowCounter = new FlowCounter(1 << 16);
+  /** Sized for 98,304 conversations before its first doubling (1.5 MB, touched here: see
+   * flow-counter.ts), so a replay of a capture of that many conversations takes no page fault
+   * or rehash for it on the packet path. */
+  private readonly flowCounter = new FlowCounter(1 << 17);
   private readonly hubFlows: Float64Array;
   private readonly boardFlows: Float64Array;
   /** Flows per (hub, board): index hub × nBoards + board. */

@@ -9,24 +9,32 @@
  * fragments by address pair and protocol; direction-insensitive (the endpoints in canonical
  * order: lower address, then lower port, first); non-IP frames (family 0) are not flows.
  *
- * Storage: open addressing over one typed array (linear probing, load ≤ 0.5, doubling; a slot's
- * two fingerprint words and its value sit side by side, so a probe touches one cache line), keyed
- * by a 62-bit fingerprint made directly from the tuple's 32-bit words (two multiplicative hashes
- * with different seeds), so nothing is built per packet; the chance that two of a million
- * conversations share a fingerprint is about 10^-7 (FlowSet in board/switch makes the same
- * trade). Values are small integers chosen by the caller. Allocation-free except when doubling.
+ * Storage: open addressing over one typed array (linear probing, load ≤ 0.75, doubling; a slot is
+ * three words side by side — the two fingerprint words and the value — so a probe touches one
+ * cache line, or two), keyed by a 62-bit fingerprint made directly from the tuple's 32-bit words
+ * (two multiplicative hashes with different seeds), so nothing is built per packet; the chance
+ * that two of a million conversations share a fingerprint is about 10^-7 (FlowSet in board/switch
+ * makes the same trade). Values are small integers chosen by the caller. Allocation-free except
+ * when doubling.
+ *
+ * Memory is touched when it is allocated (the constructor and each doubling write the whole
+ * table), not by the packets that first land on each page: a new page costs the packet path a
+ * page fault (about 14 µs on the development VM), and a table of 2^17 slots spans 384 pages. The
+ * data plane sizes the table at construction for the conversations it expects (DataPlane), as a
+ * production data plane maps its memory up front, so the packet path takes no page fault here
+ * until the table has to double.
  */
 import type { FlowTuple } from '../../board/packet/flow-tuple.ts';
 
 const SEED_A = 0x2545f491;
 const SEED_B = 0x9e3779b9;
 
-/** Words per slot: fingerprint half a, half b (never 0 when used), value, padding. */
-const SLOT = 4;
+/** Words per slot: fingerprint half a, half b (never 0 when used), value. */
+const SLOT = 3;
 
 /** Distinct-conversation map: fingerprint → last value. */
 export class FlowCounter {
-  /** Slots of SLOT words: [a, b, value, 0]. */
+  /** Slots of SLOT words: [a, b, value]. */
   private s: Int32Array;
   private mask: number;
   private n = 0;
@@ -34,11 +42,12 @@ export class FlowCounter {
   private ha = 0;
   private hb = 0;
 
-  /** @param initialCapacity slots at start (rounded up to a power of two, ≥ 1024) */
+  /** @param initialCapacity slots at start (rounded up to a power of two, ≥ 1024); the table
+   * doubles when more than 3/4 of its slots are used */
   constructor(initialCapacity = 1 << 16) {
     let c = 1024;
     while (c < initialCapacity) c *= 2;
-    this.s = new Int32Array(c * SLOT);
+    this.s = touched(new Int32Array(c * SLOT));
     this.mask = c - 1;
   }
 
@@ -55,8 +64,11 @@ export class FlowCounter {
   record(t: FlowTuple, value: number): number {
     if (t.family === 0) return -2;
     this.fingerprint(t);
-    const a = this.ha;
-    const b = this.hb | 1;
+    return this.put(this.ha, this.hb | 1, value);
+  }
+
+  /** Inserts or updates fingerprint (a, b) with `value`. @returns the previous value, or -1 */
+  private put(a: number, b: number, value: number): number {
     const mask = this.mask;
     const s = this.s;
     let i = a & mask;
@@ -77,7 +89,8 @@ export class FlowCounter {
       i = (i + 1) & mask;
     }
     this.n++;
-    if (this.n * 2 > this.mask) this.grow();
+    // load ≤ 3/4: (mask + 1) · 3/4 slots, and mask + 1 is a power of two ≥ 1024
+    if (this.n > ((this.mask + 1) >>> 2) * 3) this.grow();
     return -1;
   }
 
@@ -161,7 +174,7 @@ export class FlowCounter {
   private grow(): void {
     const old = this.s;
     const c = (this.mask + 1) * 2;
-    const s = new Int32Array(c * SLOT);
+    const s = touched(new Int32Array(c * SLOT));
     const mask = c - 1;
     for (let o = 0; o < old.length; o += SLOT) {
       const b = old[o + 1]!;
@@ -176,4 +189,11 @@ export class FlowCounter {
     this.s = s;
     this.mask = mask;
   }
+}
+
+/** Writes every page of a new (zero) table, so the pages are mapped now rather than by the
+ * packets that first reach them (see the module header). @returns `a` */
+function touched(a: Int32Array): Int32Array {
+  a.fill(0);
+  return a;
 }
