@@ -107,6 +107,8 @@ interface Live {
   loaded: boolean;
   /** A `stateload` being received (chunks until `done`). */
   load?: { sel: StateSel[]; state: StateItem[] };
+  /** The rest of a refused `stateload` is ignored. */
+  refuseLoad?: boolean;
 }
 
 /** What the last `stateload` did to the shelf's state (log line `stateload`, tests). */
@@ -266,21 +268,23 @@ export class SplitShelf {
         this.onIpmi(l, m);
         return;
       case 'statewant':
-        this.sendAllSel(l);
-        l.conn.send({ t: 'stateend' });
-        l.loaded = true;
-        this.pendingSel.clear();
-        this.pendingThresholds.clear();
+        this.seed(l);
         this.p.log.info({ category: 'stateload', node, source: 'shelf' }, `${node}: its database never held the management state: seeded from the shelf`);
         return;
       case 'stateload':
+        if (l.refuseLoad) {
+          // the rest of a refused stateload
+          if (m.done) l.refuseLoad = false;
+          return;
+        }
         l.load ??= { sel: [], state: [] };
         for (const r of m.sel) l.load.sel.push(r);
         for (const r of m.state) l.load.state.push(r);
         if (l.load.sel.length > 0xffff || l.load.state.length > 4096) {
-          this.p.log.error({ category: 'stateload', node }, `${node}: stateload too large: refused (the shelf's state is kept)`);
+          this.p.log.error({ category: 'stateload', node }, `${node}: stateload too large: refused (the shelf's state is kept and seeds the ShMC)`);
           l.load = undefined;
-          this.finishLoad(l);
+          l.refuseLoad = !m.done;
+          this.seed(l);
           return;
         }
         if (m.done) {
@@ -539,6 +543,15 @@ export class SplitShelf {
     this.p.log.info({ category: 'stateload', ...sum }, `${node}: management state loaded from its database (SEL: ${sum.kept} kept, ${sum.dropped} dropped, ${sum.readded} added again, ${sum.pending} pending)`);
     for (const id of oldIds) l.conn.send({ t: 'seldel', id });
     this.finishLoad(l);
+  }
+
+  /** Seeds a ShMC with the shelf's state (a clear, every record, `stateend`): it is loaded. */
+  private seed(l: Live): void {
+    this.sendAllSel(l);
+    l.conn.send({ t: 'stateend' });
+    l.loaded = true;
+    this.pendingSel.clear();
+    this.pendingThresholds.clear();
   }
 
   /** The ShMC is loaded: the pending records and thresholds go to it, then every change. */

@@ -176,4 +176,17 @@ describe('SplitShelf', () => {
     expect(restarts[0]!.argv.join(' ')).not.toMatch(/admin-password|on-argv-pw/);
     split.stop();
   });
+
+  it('a stateload too large to be a SEL is refused: the ShMC is seeded from the shelf instead, the rest of it ignored', () => {
+    const { split } = setup();
+    const a = fakeConn('a');
+    split.onMessage(a, { t: 'hello', node: 'shmc-a', pid: 11, argv: argvOf('a') });
+    const sel = Array.from({ length: 0x10000 }, (_, i) => ({ id: i + 1, data: 'AAAA' }));
+    split.onMessage(a, { t: 'stateload', sel, state: [], done: false });
+    expect(a.sent.filter((m) => m.t === 'stateend')).toHaveLength(1);
+    split.onMessage(a, { t: 'stateload', sel: [{ id: 1, data: 'AAAA' }], state: [], done: true });
+    expect(a.sent.filter((m) => m.t === 'stateend')).toHaveLength(1);
+    expect(split.lastLoad).toBeUndefined();
+    split.stop();
+  });
 });
