@@ -10,7 +10,7 @@
  * ConnectionError (exit 2) — see chassis/cli/clia.ts.
  */
 import { HOT_SWAP_CAUSE, HOT_SWAP_CAUSE_TEXT, M_STATE_NAME, type HotSwapCause, type MState } from '../model/hot-swap.ts';
-import type { SdrRecord } from '../sensors/sdr.ts';
+import { isSensorRecord, type SdrRecord } from '../sensors/sdr.ts';
 import { describeSelRecord } from '../sensors/sel-text.ts';
 import { rawToValue } from '../sensors/sensor.ts';
 import { UNIT_CODES } from '../sensors/sensor-types.ts';
@@ -272,10 +272,10 @@ export const VERBS: Readonly<Record<string, Verb>> = {
       const count = args.length ? Number(args[0]) : undefined;
       if (args.length > 1 || (count !== undefined && (!Number.isInteger(count) || count < 1))) throw new UsageError('sel: COUNT must be a positive integer, or "clear"');
       const sdr = await api.sdr();
-      const name = (addr: number, num: number) => sdr.find((s) => (s.type === 'full' || s.type === 'compact') && s.ownerId === addr && s.sensorNumber === num)?.idString;
+      const name = (addr: number, num: number, type: number) => sdr.find((s) => isSensorRecord(s) && s.ownerId === addr && s.sensorNumber === num && s.sensorType === type)?.idString;
       let recs = await api.sel();
       if (count !== undefined) recs = recs.slice(-count);
-      const json = recs.map((r) => ({ id: r.recordId, timestamp: r.timestamp ?? null, generator: r.generatorId ?? null, text: describeSelRecord(r, name) }));
+      const json = recs.map((r) => ({ id: r.recordId, timestamp: r.timestamp ?? null, generator: r.generatorId ?? null, text: describeSelRecord(r, (addr, num) => name(addr, num, r.sensorType!)) }));
       const text = json.map((r) => `${r.id.toString(16).padStart(4, ' ')} | ${r.timestamp !== null ? new Date(r.timestamp * 1000).toISOString().replace('T', ' ').replace('.000Z', ' UTC') : 'no timestamp'} | ${r.text}\n`).join('');
       return { text: text || 'SEL has no entries\n', json };
     },

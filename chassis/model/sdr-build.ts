@@ -1,13 +1,16 @@
 /**
  * Builds the SDR records of the shelf from its configuration (IPMI v2.0 §43): per controller a
  * Management Controller Device Locator (12h), then a Full Sensor Record (01h) per threshold sensor
- * and a Compact Sensor Record (02h) for its PICMG Hot Swap sensor. Field choices follow the records
+ * and a Compact Sensor Record (02h) for its PICMG Hot Swap sensor, then an Event-Only Sensor Record
+ * (03h) per event sensor behind the SEL records the shelf writes itself (HA watchdog, HA role,
+ * health; chassis/sensors/event-sensors.ts). Field choices follow the records
  * of the reference shelf (../shared/ipmi/sim/atca.emu), so ipmitool prints them the same way:
  * sensor initialisation 67h/63h, capabilities 68h (auto re-arm, readable hysteresis, readable and
  * settable thresholds) / 40h, device-relative entity instance 60h.
  */
 import type { FruConfig, HotSwapSensorConfig, ThresholdSensorConfig } from '../config/types.ts';
-import { MC_CAP, type CompactSensorRecord, type FullSensorRecord, type McLocatorRecord } from '../sensors/sdr.ts';
+import { eventSensorName, eventSensors, type EventSensorDef } from '../sensors/event-sensors.ts';
+import { MC_CAP, type CompactSensorRecord, type EventOnlySensorRecord, type FullSensorRecord, type McLocatorRecord } from '../sensors/sdr.ts';
 import { THRESHOLD_BIT, THRESHOLD_EVENT_OFFSET, THRESHOLD_NAMES, hysteresisToRaw, valueToRaw, type ThresholdName } from '../sensors/sensor.ts';
 
 const LOWER_READING_BIT: Partial<Record<ThresholdName, number>> = { lnc: 12, lc: 13, lnr: 14 };
@@ -98,6 +101,29 @@ export function hotSwapSensorRecord(s: HotSwapSensorConfig, owner: number, entit
   };
 }
 
+/**
+ * Event-only sensor record (03h, IPMI v2.0 Table 43-3) of an event sensor of the controller at IPMB
+ * address `owner`, named `<label> <suffix>` (e.g. 'Node3 HA Role').
+ */
+export function eventOnlySensorRecord(def: EventSensorDef, owner: number, label: string, entityId: number, entityInstance: number): EventOnlySensorRecord {
+  return {
+    type: 'event-only',
+    recordId: 0,
+    ownerId: owner,
+    ownerLun: 0,
+    channel: 0,
+    sensorNumber: def.number,
+    entityId,
+    entityInstance,
+    sensorType: def.sensorType,
+    readingType: def.readingType,
+    sharing: 0x01,
+    instanceSharing: 0x00,
+    oem: 0,
+    idString: eventSensorName(label, def),
+  };
+}
+
 /** MC device locator of a controller at IPMB `address`. The logical shelf manager additionally
  * declares SEL, SDR repository and event receiver capabilities. */
 export function mcLocatorRecord(address: number, label: string, entityId: number, entityInstance: number, shelfManager: boolean): McLocatorRecord {
@@ -116,11 +142,17 @@ export function mcLocatorRecord(address: number, label: string, entityId: number
   };
 }
 
-/** The records of one controller: its locator, then its sensors in number order. */
+/**
+ * The records of one controller at IPMB address `owner`: its locator, its configured sensors in
+ * number order, then its event-only sensors (named after `label`).
+ */
 export function controllerRecords(fru: FruConfig, owner: number, label: string, shelfManager: boolean) {
-  const recs: Array<McLocatorRecord | FullSensorRecord | CompactSensorRecord> = [mcLocatorRecord(owner, label, fru.entityId, fru.entityInstance, shelfManager)];
+  const recs: Array<McLocatorRecord | FullSensorRecord | CompactSensorRecord | EventOnlySensorRecord> = [
+    mcLocatorRecord(owner, label, fru.entityId, fru.entityInstance, shelfManager),
+  ];
   for (const s of [...fru.sensors].sort((a, b) => a.number - b.number)) {
     recs.push(s.kind === 'hotswap' ? hotSwapSensorRecord(s, owner, fru.entityId, fru.entityInstance) : fullSensorRecord(s, owner, fru.entityId, fru.entityInstance));
   }
+  for (const e of eventSensors(fru)) recs.push(eventOnlySensorRecord(e, owner, label, fru.entityId, fru.entityInstance));
   return recs;
 }

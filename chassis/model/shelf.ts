@@ -26,6 +26,7 @@ import type { Platform } from '../platform.ts';
 import type { FruStateRecord, HaRoleRecord, Store } from '../persistence/store.ts';
 import { encodeFruInventory, FruStorage, type FruInventory } from '../sensors/fru.ts';
 import { SdrRepository, type SdrInfo, type SdrRecord, type SdrRefusal } from '../sensors/sdr.ts';
+import { eventSensor, eventSensorName, eventSensors } from '../sensors/event-sensors.ts';
 import { describeSelRecord } from '../sensors/sel-text.ts';
 import {
   generatorIdForIpmb,
@@ -596,7 +597,7 @@ export class Shelf {
     return {
       generatorId: this.generatorFor(rt),
       sensorType: SENSOR_TYPE.moduleBoard,
-      sensorNumber: 0xff,
+      sensorNumber: eventSensor(rt.cfg, 'health')!.number,
       eventDirType: READING_TYPE.severity,
       eventData: [0xa0 | (active ? 0x02 : 0x00), kind === 'payload' ? 1 : 2, 0],
     };
@@ -1332,10 +1333,13 @@ export class Shelf {
   }
 
   private sensorNameAt(address: number, number: number): string | undefined {
-    const rt = address === this.shelfManagerAddress ? this.order.find((r) => r.cfg.kind === 'shmc') : this.order.find((r) => r.cfg.ipmbAddress === address);
+    const logical = address === this.shelfManagerAddress;
+    const rt = logical ? this.order.find((r) => r.cfg.kind === 'shmc') : this.order.find((r) => r.cfg.ipmbAddress === address);
     if (!rt) return undefined;
     const s = rt.cfg.sensors.find((x) => x.number === number);
-    return s?.name;
+    if (s) return s.name;
+    const e = eventSensors(rt.cfg).find((x) => x.number === number);
+    return e && eventSensorName(logical ? this.config.shelfManager.label : rt.cfg.label, e);
   }
 
   /**
@@ -1424,8 +1428,10 @@ export class Shelf {
     const shmcs = this.order.filter((r) => r.cfg.kind === 'shmc');
     const tmpl = shmcs.find((r) => r.cfg.name === this.activeShmc()) ?? shmcs[0];
     if (tmpl) recs.push(...controllerRecords(tmpl.cfg, this.shelfManagerAddress, this.config.shelfManager.label, true));
+    // then every installed controller at its own IPMB address — the ShMCs too (10h/12h): the standby
+    // ShMC's own SEL records name their sensors there, as PICMG 3.0 shelf managers list both
     for (const rt of this.order) {
-      if (rt.cfg.kind === 'shmc' || rt.hs.context.state === 0) continue;
+      if (rt.hs.context.state === 0) continue;
       recs.push(...controllerRecords(rt.cfg, rt.cfg.ipmbAddress, rt.cfg.label, false));
     }
     this.sdr.replace(recs, this.selTime());
@@ -1665,10 +1671,13 @@ export class Shelf {
     const wasActive = this.activeShmc();
     rt.roles.set(key, { role, epoch });
     const rec: HaRoleRecord = { key, node: rt.cfg.name, role, epoch, at: this.selTime() };
+    // the controller's HA role sensor (chassis/sensors/event-sensors.ts); a FRU kind HA pairs are not
+    // made of has none, and its role records carry the reserved number FFh
+    const roleSensor = eventSensor(rt.cfg, 'ha-role');
     const sel: SelEventInput = {
       generatorId: this.generatorFor(rt),
-      sensorType: rt.cfg.kind === 'shmc' ? SENSOR_TYPE.managementSubsystemHealth : SENSOR_TYPE.moduleBoard,
-      sensorNumber: 0xff,
+      sensorType: roleSensor?.sensorType ?? (rt.cfg.kind === 'shmc' ? SENSOR_TYPE.managementSubsystemHealth : SENSOR_TYPE.moduleBoard),
+      sensorNumber: roleSensor?.number ?? 0xff,
       eventDirType: READING_TYPE.availability,
       eventData: [0xa0 | ROLE_OFFSET[role], HA_ROLES.indexOf(role), epoch & 0xff],
     };

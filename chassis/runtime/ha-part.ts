@@ -44,6 +44,7 @@ import type { WatchdogPort } from '../ipmi/watchdog-port.ts';
 import type { HaRoleName } from '../model/events.ts';
 import type { HotSwapCause } from '../model/hot-swap.ts';
 import type { Shelf } from '../model/shelf.ts';
+import { eventSensor } from '../sensors/event-sensors.ts';
 import { generatorIdForIpmb } from '../sensors/sel.ts';
 import { BoardDataModel, slotNumber } from './ha-board.ts';
 import type { HaContext, HaFactory, HaMemberView, HaPart } from './ha-seam.ts';
@@ -66,7 +67,8 @@ export interface EmulatorHaOptions {
   timing?: Partial<HaConfig>;
 }
 
-/** Sensor number of the HA watchdog's SEL records (no SDR record: ipmitool prints #0xfe). */
+/** Preferred sensor number of the HA watchdog's SEL records: each node's Watchdog 2 event-only
+ * sensor (chassis/sensors/event-sensors.ts), FEh unless its configuration uses that number. */
 export const HA_WATCHDOG_SENSOR = 0xfe;
 /** Sensor type Watchdog 2 (IPMI v2.0 Table 42-3). */
 const WATCHDOG2 = 0x23;
@@ -424,7 +426,7 @@ export class EmulatorHa implements HaPart {
           this.shelf.logEvent({
             generatorId: generatorIdForIpmb(fru.ipmbAddress),
             sensorType: WATCHDOG2,
-            sensorNumber: HA_WATCHDOG_SENSOR,
+            sensorNumber: eventSensor(fru, 'watchdog')?.number ?? HA_WATCHDOG_SENSOR,
             eventDirType: 0x6f,
             eventData: [0xc0 | (e.event.sensorOffset & 0x0f), (e.event.interrupt << 4) | e.event.use, 0xff],
           });

@@ -7,6 +7,9 @@
  *    linearisation, thresholds and hysteresis, so ipmitool prints "48 degrees C";
  *  - Compact Sensor Record, type 02h (Table 43-2): discrete sensors such as the PICMG Hot Swap
  *    sensor (type F0h, reading type 6Fh);
+ *  - Event-Only Sensor Record, type 03h (Table 43-3): sensors that only generate events and
+ *    return no reading (the HA role, fault and watchdog sensors), so `ipmitool sel elist` can
+ *    name their SEL records (ipmitool matches owner, number and sensor type);
  *  - FRU Device Locator, type 11h (Table 43-7): a logical FRU device behind a controller;
  *  - Management Controller Device Locator, type 12h (Table 43-8): one per IPM controller, with
  *    its capabilities (ipmitool `fru print` reads the FRU of every locator whose "FRU inventory
@@ -20,7 +23,7 @@ import { DecodeError } from '../../board/common/errors.ts';
 import type { Linearization, ThresholdName } from './sensor.ts';
 
 export const SDR_VERSION = 0x51;
-export const SDR_TYPE = { full: 0x01, compact: 0x02, fruLocator: 0x11, mcLocator: 0x12 } as const;
+export const SDR_TYPE = { full: 0x01, compact: 0x02, eventOnly: 0x03, fruLocator: 0x11, mcLocator: 0x12 } as const;
 /** Maximum ID string length in bytes (IPMI v2.0 Table 43-1 byte 48: 16 bytes). */
 export const SDR_ID_MAX = 16;
 /** Get SDR: next record ID after the last record. */
@@ -102,6 +105,26 @@ export interface CompactSensorRecord {
   idString: string;
 }
 
+/** Event-only sensor record (03h, IPMI v2.0 Table 43-3) fields: no reading, no thresholds. */
+export interface EventOnlySensorRecord {
+  type: 'event-only';
+  recordId: number;
+  ownerId: number;
+  ownerLun: number;
+  channel: number;
+  sensorNumber: number;
+  entityId: number;
+  entityInstance: number;
+  sensorType: number;
+  readingType: number;
+  /** Byte 13: b7:6 direction, b5:4 ID string instance modifier type, b3:0 share count. */
+  sharing: number;
+  /** Byte 14: b7 entity instance increments, b6:0 ID string instance modifier offset. */
+  instanceSharing: number;
+  oem: number;
+  idString: string;
+}
+
 /** FRU device locator (11h) fields. */
 export interface FruLocatorRecord {
   type: 'fru-locator';
@@ -141,7 +164,15 @@ export interface McLocatorRecord {
   idString: string;
 }
 
-export type SdrRecord = FullSensorRecord | CompactSensorRecord | FruLocatorRecord | McLocatorRecord;
+export type SdrRecord = FullSensorRecord | CompactSensorRecord | EventOnlySensorRecord | FruLocatorRecord | McLocatorRecord;
+
+/** The records that describe a sensor (owner, number, type): full, compact and event-only. */
+export type SensorSdrRecord = FullSensorRecord | CompactSensorRecord | EventOnlySensorRecord;
+
+/** True for a sensor record (full 01h, compact 02h or event-only 03h). */
+export function isSensorRecord(r: SdrRecord): r is SensorSdrRecord {
+  return r.type === 'full' || r.type === 'compact' || r.type === 'event-only';
+}
 
 /** MC locator capability bits (Table 43-8 byte 9). */
 export const MC_CAP = {
@@ -261,6 +292,23 @@ export function encodeSdr(r: SdrRecord): Uint8Array {
         ...id,
       ];
       break;
+    case 'event-only':
+      body = [
+        u(r.ownerId, 0xff, 'ownerId'),
+        (u(r.channel, 0xf, 'channel') << 4) | u(r.ownerLun, 3, 'ownerLun'),
+        u(r.sensorNumber, 0xff, 'sensorNumber'),
+        u(r.entityId, 0xff, 'entityId'),
+        u(r.entityInstance, 0xff, 'entityInstance'),
+        u(r.sensorType, 0xff, 'sensorType'),
+        u(r.readingType, 0xff, 'readingType'),
+        u(r.sharing, 0xff, 'sharing'),
+        u(r.instanceSharing, 0xff, 'instanceSharing'),
+        0x00,
+        u(r.oem, 0xff, 'oem'),
+        0xc0 | id.length,
+        ...id,
+      ];
+      break;
     case 'fru-locator':
       body = [
         u(r.accessAddress, 0xff, 'accessAddress') & 0xfe,
@@ -298,6 +346,7 @@ export function encodeSdr(r: SdrRecord): Uint8Array {
 const SDR_TYPE_CODE: Record<SdrRecord['type'], number> = {
   full: SDR_TYPE.full,
   compact: SDR_TYPE.compact,
+  'event-only': SDR_TYPE.eventOnly,
   'fru-locator': SDR_TYPE.fruLocator,
   'mc-locator': SDR_TYPE.mcLocator,
 };
@@ -369,6 +418,19 @@ export function decodeSdr(buf: Uint8Array, offset = 0): { record: SdrRecord; end
           hysteresis: { positive: g(25), negative: g(26) },
           oem: g(30),
           idString: idAt(31),
+        },
+      };
+    case SDR_TYPE.eventOnly:
+      if (len < 12) throw new DecodeError('sdr', 'length', offset + 4, `event-only sensor record body ${len} < 12`);
+      return {
+        end,
+        record: {
+          type: 'event-only', recordId,
+          ownerId: g(5), ownerLun: g(6) & 3, channel: g(6) >> 4, sensorNumber: g(7),
+          entityId: g(8), entityInstance: g(9), sensorType: g(10), readingType: g(11),
+          sharing: g(12), instanceSharing: g(13),
+          oem: g(15),
+          idString: idAt(16),
         },
       };
     case SDR_TYPE.fruLocator:

@@ -98,7 +98,8 @@ describe('HA part in the emulator', () => {
     expect(roleOf(em, 'slot6', 'lb2/slot6')).toBe('active');
     expect(em.shelf.activeShmc()).toBe('shmc-a');
     const sel = em.shelf.selRecords().map((r) => em.shelf.describeSel(r));
-    expect(sel.filter((t) => t.startsWith('Module/Board #0xff | Transition to On Line')).length).toBe(4); // 4 shares became active
+    expect(sel.filter((t) => /^Module\/Board Node\d HA Role \| Transition to On Line/.test(t)).length).toBe(4); // 4 shares became active
+    expect(sel.filter((t) => t.includes('#0x'))).toEqual([]); // every record the shelf wrote names its sensor
     const view = em.view();
     expect(view.haAvailable).toBe(true);
     const m = view.ha.find((x) => x.node === 'slot3' && x.share === 'lb1/slot3')!;
@@ -135,7 +136,7 @@ describe('HA part in the emulator', () => {
     const reset = ha.fabric.events.find((e) => e.type === 'hardware' && e.node === 'slot5' && e.what === 'reset');
     expect(reset).toMatchObject({ cause: 'watchdog' });
     expect(roleOf(em, 'slot6', 'lb2/slot5')).toBe('active');
-    expect(em.shelf.selRecords().map((r) => em.shelf.describeSel(r))).toContain('Watchdog 2 #0xfe | Hard reset | Asserted');
+    expect(em.shelf.selRecords().map((r) => em.shelf.describeSel(r))).toContain('Watchdog 2 Node5 Watchdog | Hard reset | Asserted');
     expect(ha.fabric.violationList).toEqual([]);
     await em.stop();
   });

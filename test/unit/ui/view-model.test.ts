@@ -205,7 +205,7 @@ describe('buildViewModel', () => {
     clock.advance(3000);
     let vm = vmOf(em.view(), { width: 160, height: 80 });
     const ev = vm.events.map(lineText);
-    expect(ev.some((t) => /^[0-9a-f]{4} \d\d:\d\d:\d\d slot6 {2}Module\/Board → Critical from less severe$/.test(t))).toBe(true);
+    expect(ev.some((t) => /^[0-9a-f]{4} \d\d:\d\d:\d\d slot6 {2}Node6 Health → Critical from less severe$/.test(t))).toBe(true);
     expect(ev.some((t) => /^[0-9a-f]{4} \d\d:\d\d:\d\d shmc-b ShMC HotSwap → M4$/.test(t))).toBe(true);
     expect(ev.some((t) => t.endsWith('Node6 HotSwap → M1'))).toBe(true);
     expect(vm.detail).toBeDefined();

@@ -204,7 +204,8 @@ describe('extraction and insertion', () => {
     expect(r.selSince().at(-1)).toBe('FRU Hot Swap Node3 HotSwap | Transition to M0 | Asserted');
     expect(r.shelf.selRecords().at(-1)!.eventData).toEqual([0xa0, 0x64, 0]);
     expect(sdr()).not.toContain('Node3 Temp');
-    expect(r.shelf.sdrRecords().length).toBe(before - 5);
+    expect(r.shelf.sdrRecords().length).toBe(before - 8); // its locator, 4 sensors, 3 event-only sensors
+    expect(r.shelf.sdrRecords().some((x) => x.type !== 'mc-locator' && x.type !== 'fru-locator' && x.ownerId === 0x86)).toBe(false);
     expect(r.shelf.sensorAt(0x86, 1)).toMatchObject({ available: false, status: 'ns' });
     expect(r.dp.inService.get(3)).toBe(false);
     expect(code(() => r.shelf.insert('slot4'))).toBe('already_present');
@@ -246,9 +247,9 @@ describe('faults', () => {
     expect(r.shelf.led('slot4', 1).effective.fn.mode).toBe('off');
     expect(code(() => r.shelf.repair('slot4'))).toBe('not_faulted');
     const t = r.selSince(m);
-    expect(t[0]).toBe('Module/Board #0xff | Transition to Critical from less severe | Asserted');
+    expect(t[0]).toBe('Module/Board Node4 Health | Transition to Critical from less severe | Asserted');
     expect(t).toContain('FRU Hot Swap Node4 HotSwap | Transition to M6 | Asserted');
-    expect(t).toContain('Module/Board #0xff | Transition to OK | Asserted');
+    expect(t).toContain('Module/Board Node4 Health | Transition to OK | Asserted');
     expect(hs(r.events, 'slot4')[0]).toBe('M4>M6:unexpectedDeactivation');
   });
 
@@ -686,10 +687,14 @@ describe('HA roles (display and audit)', () => {
     r.shelf.setRole('shmc-b', 'standby.hot', 1);
     r.shelf.setRole('slot4', 'active', 3, { share: 'lb1/slot3' });
     expect(r.selSince(m)).toEqual([
-      'Management Subsystem Health #0xff | Transition to On Line | Asserted',
-      'Management Subsystem Health #0xff | Transition to Off Duty | Asserted',
-      'Module/Board #0xff | Transition to On Line | Asserted',
+      'Management Subsystem Health ShMC HA Role | Transition to On Line | Asserted', // shmc-a now active: at 20h
+      'Management Subsystem Health ShMC-B HA Role | Transition to Off Duty | Asserted', // the standby at its own 12h
+      'Module/Board Node4 HA Role | Transition to On Line | Asserted',
     ]);
+    // each of them has an event-only SDR record at its generator address (what ipmitool looks up)
+    for (const rec of r.shelf.selRecords().slice(-3)) {
+      expect(r.shelf.sdrRecords().filter((x) => x.type === 'event-only' && x.ownerId === (rec.generatorId! & 0xff) && x.sensorNumber === rec.sensorNumber && x.sensorType === rec.sensorType)).toHaveLength(1);
+    }
     expect(r.shelf.selRecords().at(-1)!.eventData).toEqual([0xa3, 2, 3]);
     expect(r.store.loadRoles().map((x) => `${x.key}:${x.role}@${x.epoch}`).sort()).toEqual(['lb1/slot3:active@3', 'shmc-a:active@1', 'shmc-b:standby.hot@1']);
     r.shelf.setRole('shmc-a', 'failed', 2);

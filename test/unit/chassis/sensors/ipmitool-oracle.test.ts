@@ -2,7 +2,8 @@
 // records, SEL records and FRU image that atcasim's own shelf produces (all sensors re-homed to one
 // controller at 20h, so every reading is local), and `ipmitool sdr list`, `sel elist` and
 // `fru print 0` must print the shelf's names, units, linearised readings, hot-swap and threshold
-// events, and inventory strings. ipmi_sim only stores and serves the bytes; the decoding is
+// events, and inventory strings; `sdr elist event` lists the event-only sensor records and `sel elist`
+// names the HA role, health and watchdog records through them. ipmi_sim only stores and serves the bytes; the decoding is
 // ipmitool's. (The IPMI LAN server itself is tested elsewhere, against atcasim.)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controllerRecords } from '../../../../chassis/model/sdr-build.ts';
+import { eventSensor } from '../../../../chassis/sensors/event-sensors.ts';
 import { encodeFruInventory } from '../../../../chassis/sensors/fru.ts';
 import { encodeSdr } from '../../../../chassis/sensors/sdr.ts';
 import { encodeSelRecord } from '../../../../chassis/sensors/sel.ts';
@@ -32,10 +34,12 @@ async function freeUdpPort(): Promise<number> {
 const hex = (b: Uint8Array) => [...b].map((x) => `0x${x.toString(16).padStart(2, '0')}`).join(' ');
 
 /** ipmi_sim emulator commands holding the shelf's records, with sensors renumbered under 20h. */
-function emulatorScript(r: Rig): { script: string; names: string[]; selIds: number[] } {
+function emulatorScript(r: Rig): { script: string; names: string[]; eventOnly: string[]; selIds: number[] } {
   const lines = ['atca_enable', 'mc_setbmc 0x20', 'atca_set_site 0x10 3 1', 'mc_add 0x20 0x00 no-device-sdrs 0x01 0x02 0x10 0xbf 0x00315a 0x0001', 'sel_enable 0x20 1000 0x0a'];
   const renumber = new Map<string, number>();
   const names: string[] = [];
+  const eventOnly: string[] = [];
+  const eventOnlyKeys = new Set<string>();
   const selIds: number[] = [];
   let n = 1;
   for (const fru of r.shelf.fruNames()) {
@@ -49,8 +53,13 @@ function emulatorScript(r: Rig): { script: string; names: string[]; selIds: numb
       const num = n++;
       const owner = fru === 'shmc-a' ? 0x20 : cfg.ipmbAddress;
       renumber.set(`${owner}/${rec.sensorNumber}`, num);
-      names.push(rec.idString);
       lines.push(`main_sdr_add 0x20 ${hex(encodeSdr({ ...rec, sensorNumber: num }))}`);
+      if (rec.type === 'event-only') {
+        eventOnlyKeys.add(`${owner}/${rec.sensorNumber}`);
+        eventOnly.push(rec.idString); // no reading: nothing for ipmi_sim to simulate
+        continue;
+      }
+      names.push(rec.idString);
       const v = r.shelf.sensor(fru, rec.sensorNumber);
       if (rec.type === 'full') {
         lines.push(`sensor_add 0x20 0 ${num} ${rec.sensorType} 0x01`);
@@ -66,13 +75,16 @@ function emulatorScript(r: Rig): { script: string; names: string[]; selIds: numb
   const fru = encodeFruInventory(r.shelf.fruConfig('shmc-a').inventory);
   lines.push(`mc_add_fru_data 0x20 0 ${fru.length} data ${hex(fru)}`);
   for (const rec of r.shelf.selRecords()) {
-    const num = renumber.get(`${rec.generatorId! & 0xff}/${rec.sensorNumber}`);
-    if (num === undefined) continue; // shmc-b's own records (IPMB 12h) and records without a sensor
-    selIds.push(rec.recordId);
+    const key = `${rec.generatorId! & 0xff}/${rec.sensorNumber}`;
+    const num = renumber.get(key);
+    if (num === undefined) continue; // shmc-b's own records (IPMB 12h)
+    // compared text by text below (ipmitool spells the event-only sensors' types its own way:
+    // "Module / Board", "Watchdog2"); those are checked by name in their own test
+    if (!eventOnlyKeys.has(key)) selIds.push(rec.recordId);
     lines.push(`sel_add 0x20 ${hex(encodeSelRecord({ ...rec, generatorId: 0x20, sensorNumber: num }).subarray(2))}`);
   }
   lines.push('mc_enable 0x20');
-  return { script: `${lines.join('\n')}\n`, names, selIds };
+  return { script: `${lines.join('\n')}\n`, names, eventOnly, selIds };
 }
 
 describe('ipmitool decodes the SDR, SEL and FRU bytes atcasim produces', () => {
@@ -82,6 +94,7 @@ describe('ipmitool decodes the SDR, SEL and FRU bytes atcasim produces', () => {
   let port = 0;
   let r: Rig;
   let names: string[] = [];
+  let eventOnly: string[] = [];
   let selIds: number[] = [];
   const ipmitool = (...args: string[]) =>
     execFileSync('ipmitool', ['-I', 'lanplus', '-H', '127.0.0.1', '-p', String(port), '-U', 'admin', '-P', 'oracle-pass', '-C', '3', ...args], { encoding: 'utf8', timeout: 30_000 });
@@ -93,8 +106,13 @@ describe('ipmitool decodes the SDR, SEL and FRU bytes atcasim produces', () => {
     r.run(2000); // slot3: M4 → M5 → M6 → M1
     r.shelf.setSensorValue('slot4', 'Node4 Temp', 83);
     r.shelf.setFanLevel('fan2', 3); // 6000 RPM × 3/8 = 2250 RPM: below the lower non-critical 2500
+    // the records the HA layer and fault injection write: role, health, watchdog (as ha-part logs it)
+    r.shelf.setRole('slot4', 'active', 3, { share: 'lb1/slot4' });
+    r.shelf.injectFault('slot3', 'payload'); // slot3 is in M1: the record only
+    r.shelf.logEvent({ generatorId: 0x88, sensorType: 0x23, sensorNumber: eventSensor(r.shelf.fruConfig('slot4'), 'watchdog')!.number, eventDirType: 0x6f, eventData: [0xc1, 0x01, 0xff] });
     const emu = emulatorScript(r);
     names = emu.names;
+    eventOnly = emu.eventOnly;
     selIds = emu.selIds;
     port = await freeUdpPort();
     mkdirSync(join(dir, 'state'));
@@ -155,12 +173,30 @@ describe('ipmitool decodes the SDR, SEL and FRU bytes atcasim produces', () => {
       .map((x) => r.shelf.describeSel(x).split('|').map((s) => s.trim()).slice(0, 3));
     // ipmi_sim logs its own "Transition to M4" events when the emulator script sets the Hot Swap
     // sensors; atcasim's records follow them.
-    const events = lines.slice(-ours.length).map((l) => l.split('|').slice(3).map((s) => s.trim()));
+    const events = lines
+      .map((l) => l.split('|').slice(3).map((s) => s.trim()))
+      .filter((e) => !eventOnly.some((n) => e[0]!.endsWith(` ${n}`)))
+      .slice(-ours.length);
     expect(events.map((e) => e.slice(0, 3))).toEqual(ours);
     expect(events).toContainEqual(['FRU Hot Swap Node3 HotSwap', 'Transition to M5', 'Asserted']);
     expect(events).toContainEqual(['FRU Hot Swap Node3 HotSwap', 'Transition to M1', 'Asserted']);
     expect(events).toContainEqual(['Temperature Node4 Temp', 'Upper Critical going high', 'Asserted', 'Reading 83 > Threshold 80 degrees C']);
     expect(events).toContainEqual(['Fan Fan2 Speed', 'Lower Non-critical going low', 'Asserted', 'Reading 2250 < Threshold 2500 RPM']);
+  });
+
+  it('sdr elist event: one event-only record per watchdog, HA role and health sensor', () => {
+    const rows = ipmitool('sdr', 'elist', 'event').trimEnd().split('\n').map((l) => l.split('|').map((s) => s.trim()));
+    expect(rows.map((x) => x[0])).toEqual(eventOnly);
+    expect(rows.every((x) => x[4] === 'Event-Only')).toBe(true);
+    expect(eventOnly).toEqual(expect.arrayContaining(['ShMC-A Watchdog', 'ShMC-A HA Role', 'ShMC-A Health', 'Node4 HA Role', 'Fan1 Health']));
+  });
+
+  it('sel elist: HA role, health and watchdog records are named by their event-only records', () => {
+    const events = ipmitool('sel', 'elist').trimEnd().split('\n').map((l) => l.split('|').slice(3).map((s) => s.trim()));
+    expect(events).toContainEqual(['Module / Board Node4 HA Role', 'Transition to On Line', 'Asserted']);
+    expect(events).toContainEqual(['Module / Board Node3 Health', 'Transition to Critical from less severe', 'Asserted']);
+    expect(events).toContainEqual(['Watchdog2 Node4 Watchdog', 'Hard reset', 'Asserted']);
+    expect(events.filter((e) => e[0]!.includes('#0x'))).toEqual([]);
   });
 
   it('fru print 0: the inventory strings of the shelf manager', () => {

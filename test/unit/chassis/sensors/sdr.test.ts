@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { HotSwapSensorConfig, ThresholdSensorConfig } from '../../../../chassis/config/types.ts';
-import { fullSensorRecord, hotSwapSensorRecord, mcLocatorRecord } from '../../../../chassis/model/sdr-build.ts';
+import { eventOnlySensorRecord, fullSensorRecord, hotSwapSensorRecord, mcLocatorRecord } from '../../../../chassis/model/sdr-build.ts';
 import { SdrRepository, decodeSdr, encodeSdr, type SdrRecord } from '../../../../chassis/sensors/sdr.ts';
 import { rawToValue } from '../../../../chassis/sensors/sensor.ts';
 import { DecodeError } from '../../../../board/common/errors.ts';
@@ -99,6 +99,7 @@ describe('SDR codec', () => {
         deviceType: 0x10, deviceTypeModifier: 0, entityId: 0xf2, entityInstance: 0x60, oem: 0, idString: 'Shelf FRU Info',
       },
       { ...mcLocatorRecord(0x84, 'Hub2', 0xa0, 0x60, false), recordId: 10 },
+      { ...eventOnlySensorRecord({ key: 'ha-role', number: 0xfd, sensorType: 0x28, readingType: 0x0a, suffix: 'HA Role' }, 0x12, 'ShMC-B', 0xf0, 0x60), recordId: 11 },
     ];
     for (const r of recs) {
       const bytes = encodeSdr(r);
@@ -163,5 +164,14 @@ describe('SDR repository (Get SDR with offsets)', () => {
     repo.replace(recs.slice(0, 2), 1001);
     expect(repo.get(1, 5, 5, res)).toEqual({ ok: false, reason: 'reservation_invalid' });
     expect(repo.size).toBe(2);
+  });
+});
+
+describe('event-only sensor record (03h, IPMI v2.0 Table 43-3)', () => {
+  it('byte layout: key, entity, type, reading type, sharing, OEM, ID string', () => {
+    const b = encodeSdr({ ...eventOnlySensorRecord({ key: 'watchdog', number: 0xfe, sensorType: 0x23, readingType: 0x6f, suffix: 'Watchdog' }, 0x86, 'Node3', 0xa0, 0x60), recordId: 0x0102 });
+    const id = [...Buffer.from('Node3 Watchdog', 'latin1')];
+    expect([...b]).toEqual([0x02, 0x01, 0x51, 0x03, 12 + id.length, 0x86, 0x00, 0xfe, 0xa0, 0x60, 0x23, 0x6f, 0x01, 0x00, 0x00, 0x00, 0xc0 | id.length, ...id]);
+    expect(() => decodeSdr(Uint8Array.from([1, 0, 0x51, 0x03, 11, ...new Array<number>(11).fill(0)]))).toThrow(/event-only sensor record body 11 < 12/);
   });
 });

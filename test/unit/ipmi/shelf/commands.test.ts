@@ -91,14 +91,15 @@ describe('sensors and events', () => {
 
   it('device SDR at an IPMC: info, reserve, records with its own address', () => {
     const r = rig();
-    expect(r.call(0x86, SE, 0x20)).toEqual({ cc: 0, data: [4, 0x01] });
-    expect(r.call(0x86, SE, 0x20, [0x01]).data[0]).toBe(5);
+    expect(r.call(0x86, SE, 0x20)).toEqual({ cc: 0, data: [7, 0x01] }); // 4 sensors + 3 event-only (watchdog, HA role, health)
+    expect(r.call(0x86, SE, 0x20, [0x01]).data[0]).toBe(8);
     const resv = r.call(0x86, SE, 0x22).data;
     const first = r.call(0x86, SE, 0x21, [...resv, 0, 0, 0, 0xff]);
     expect(first.data.slice(0, 2)).toEqual([2, 0]);
     expect(decodeSdr(Uint8Array.from(first.data.slice(2))).record).toMatchObject({ type: 'mc-locator', slaveAddress: 0x86, idString: 'Node3' });
     expect(r.call(0x86, SE, 0x21, [0, 0, 2, 0, 5, 4]).cc).toBe(0xc5); // offset read needs the reservation
-    expect(r.call(0x86, SE, 0x21, [...resv, 5, 0, 0, 0xff]).data.slice(0, 2)).toEqual([0xff, 0xff]);
+    expect(r.call(0x86, SE, 0x21, [...resv, 8, 0, 0, 0xff]).data.slice(0, 2)).toEqual([0xff, 0xff]);
+    expect(decodeSdr(Uint8Array.from(r.call(0x86, SE, 0x21, [...resv, 7, 0, 0, 0xff]).data.slice(2))).record).toMatchObject({ type: 'event-only', ownerId: 0x86, sensorNumber: 0xfd, sensorType: 0x15, readingType: 0x0a, idString: 'Node3 HA Role' });
     expect(r.call(0x20, SE, 0x20).cc).toBe(0xc1); // the shelf manager has the repository instead
   });
 });
@@ -137,7 +138,9 @@ describe('storage', () => {
   it('SDR repository: info, reserve, header then body with offsets; reservation checked', () => {
     const r = rig();
     const info = r.call(0x20, STORAGE, 0x20).data;
-    expect(info.slice(0, 3)).toEqual([0x51, 48, 0]); // 12 MC locators (ShMCs once, as 20h) + 36 sensors
+    // 14 MC locators (the active ShMC as 20h, both ShMCs at 10h/12h, 11 other controllers) + 40 sensors
+    // + 28 event-only sensors (health everywhere; watchdog and HA role on the ShMCs and processor boards)
+    expect(info.slice(0, 3)).toEqual([0x51, 82, 0]);
     const resv = r.call(0x20, STORAGE, 0x22).data;
     const head = r.call(0x20, STORAGE, 0x23, [...resv, 0, 0, 0, 5]);
     expect(head.data).toEqual([2, 0, 1, 0, 0x51, 0x12, head.data[6]!]);
@@ -269,7 +272,9 @@ describe('PICMG 3.0', () => {
     const id = r.call(0x86, PICMG, 0x0d, [0x00, 0x00]).data;
     const rec = r.shelf.sdrRecords()[id[1]! - 1]!;
     expect(rec).toMatchObject({ type: 'mc-locator', slaveAddress: 0x86 });
-    expect(r.call(0x10, PICMG, 0x0d, [0x00, 0x00]).cc).toBe(0xcb); // ShMC at its own address: listed under 20h
+    // a ShMC at its own address has its own locator besides the 20h one
+    const own = r.call(0x10, PICMG, 0x0d, [0x00, 0x00]).data;
+    expect(r.shelf.sdrRecords()[own[1]! - 1]!).toMatchObject({ type: 'mc-locator', slaveAddress: 0x10, idString: 'ShMC-A' });
   });
 
   it('AMC port state, clocks and bused resources (the minimal model of extras.ts)', () => {
