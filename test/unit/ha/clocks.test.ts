@@ -1,55 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Clock, TimerId } from '../../../board/common/clock.ts';
 import { SimClock } from '../../../board/common/sim-clock.ts';
 import { NodeClock } from '../../../chassis/ha/node-clock.ts';
 import { StallCompensatedClock } from '../../../chassis/ha/stall-clock.ts';
 import { IpmiWatchdog, firmwareWatchdogSettings } from '../../../chassis/ha/watchdog.ts';
-
-/**
- * A base clock whose event loop can stall: `stall(ms)` moves time on without running anything,
- * then runs every overdue timer late (now() = the time after the stall), as a blocked Node loop does.
- */
-class StallingClock implements Clock {
-  private t = 0;
-  private seq = 0;
-  private timers: Array<{ due: number; seq: number; fn: () => void; dead: boolean }> = [];
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): TimerId {
-    const e = { due: this.t + Math.max(0, ms), seq: this.seq++, fn, dead: false };
-    this.timers.push(e);
-    return e;
-  }
-  clearTimeout(id: TimerId): void {
-    (id as { dead: boolean }).dead = true;
-  }
-  private next() {
-    const live = this.timers.filter((e) => !e.dead);
-    this.timers = live;
-    return live.sort((a, b) => a.due - b.due || a.seq - b.seq)[0];
-  }
-  advance(ms: number): void {
-    const end = this.t + ms;
-    for (;;) {
-      const e = this.next();
-      if (!e || e.due > end) break;
-      e.dead = true;
-      this.t = Math.max(this.t, e.due);
-      e.fn();
-    }
-    this.t = end;
-  }
-  stall(ms: number): void {
-    this.t += ms;
-    for (;;) {
-      const e = this.next();
-      if (!e || e.due > this.t) break;
-      e.dead = true;
-      e.fn(); // late: now() is the end of the stall
-    }
-  }
-}
+import { LoopClock as StallingClock } from '../../support/ha-fakes.ts';
 
 describe('NodeClock (per-node faults in simulated time)', () => {
   it('defers timers and posts while frozen and runs them in order on thaw, at the thaw time', () => {

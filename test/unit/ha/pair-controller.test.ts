@@ -5,99 +5,16 @@
  * the same stall without compensation expires the watchdogs (the check can fail).
  */
 import { describe, expect, it } from 'vitest';
-import type { Clock, TimerId } from '../../../board/common/clock.ts';
+import type { Clock } from '../../../board/common/clock.ts';
 import { CommandError } from '../../../board/common/errors.ts';
 import { SeededRandom } from '../../../board/common/random.ts';
 import { Backplane } from '../../../chassis/ha/backplane.ts';
 import { resolveHaConfig } from '../../../chassis/ha/ha-config.ts';
 import { NodeController } from '../../../chassis/ha/pair-controller.ts';
-import type { RoleChange, ShareDataPlane, ShareRouter } from '../../../chassis/ha/pair-controller.ts';
-import type { SessionSink, SessionSource, SyncRecord } from '../../../chassis/ha/session-sync.ts';
+import type { RoleChange, ShareRouter } from '../../../chassis/ha/pair-controller.ts';
 import { StallCompensatedClock } from '../../../chassis/ha/stall-clock.ts';
 import { IpmiWatchdog } from '../../../chassis/ha/watchdog.ts';
-
-/** A base clock whose whole event loop can stall (see clocks.test.ts). */
-class LoopClock implements Clock {
-  private t = 0;
-  private seq = 0;
-  private timers: Array<{ due: number; seq: number; fn: () => void; dead: boolean }> = [];
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): TimerId {
-    const e = { due: this.t + Math.max(0, ms), seq: this.seq++, fn, dead: false };
-    this.timers.push(e);
-    return e;
-  }
-  clearTimeout(id: TimerId): void {
-    (id as { dead: boolean }).dead = true;
-  }
-  private next() {
-    this.timers = this.timers.filter((e) => !e.dead);
-    let best: (typeof this.timers)[number] | undefined;
-    for (const e of this.timers) if (!best || e.due < best.due || (e.due === best.due && e.seq < best.seq)) best = e;
-    return best;
-  }
-  advance(ms: number): void {
-    const end = this.t + ms;
-    for (;;) {
-      const e = this.next();
-      if (!e || e.due > end) break;
-      e.dead = true;
-      this.t = Math.max(this.t, e.due);
-      e.fn();
-    }
-    this.t = end;
-  }
-  stall(ms: number): void {
-    this.t += ms;
-    for (;;) {
-      const e = this.next();
-      if (!e || e.due > this.t) break;
-      e.dead = true;
-      e.fn();
-    }
-  }
-}
-
-/** The smallest ShareDataPlane: a live map when owner, a standby map when standby. */
-class MemoryTable implements ShareDataPlane {
-  live = new Map<string, SyncRecord>();
-  standby = new Map<string, SyncRecord>();
-  forwarding = false;
-  readonly source: SessionSource = {
-    createdBetween: (a, b) => [...this.live.values()].filter((r) => r.createdAt > a && r.createdAt <= b),
-    all: () => [...this.live.values()],
-    drainEnded: () => [],
-  };
-  readonly sink: SessionSink = {
-    upsert: (rs) => rs.forEach((r) => this.standby.set(r.key, r)),
-    remove: (ks) => ks.forEach((k) => this.standby.delete(k)),
-    keys: () => this.standby.keys(),
-    clear: () => this.standby.clear(),
-  };
-  promote(): void {
-    if (!this.forwarding && this.live.size === 0) this.live = new Map(this.standby);
-    this.standby.clear();
-    this.forwarding = true;
-  }
-  demote(keep: boolean): void {
-    if (keep) for (const [k, r] of this.live) this.standby.set(k, r);
-    this.live.clear();
-    this.forwarding = false;
-  }
-  hold(): void {
-    this.forwarding = false;
-  }
-  resume(): void {
-    this.forwarding = true;
-  }
-  reset(): void {
-    this.live.clear();
-    this.standby.clear();
-    this.forwarding = false;
-  }
-}
+import { LoopClock, MemoryTable } from '../../support/ha-fakes.ts';
 
 function shmcPair(clock: Clock) {
   const cfg = resolveHaConfig({});

@@ -8,61 +8,16 @@
  * cause a failover (issue 6); a hung node and a crash must still be detected in their bounds.
  */
 import { describe, expect, it } from 'vitest';
-import type { Clock, TimerId } from '../../../board/common/clock.ts';
+import type { Clock } from '../../../board/common/clock.ts';
 import { SeededRandom } from '../../../board/common/random.ts';
 import { Backplane } from '../../../chassis/ha/backplane.ts';
 import { resolveHaConfig } from '../../../chassis/ha/ha-config.ts';
 import { NodeClock } from '../../../chassis/ha/node-clock.ts';
 import { NodeController } from '../../../chassis/ha/pair-controller.ts';
-import type { RoleChange, ShareDataPlane, ShareRouter } from '../../../chassis/ha/pair-controller.ts';
-import type { SessionSink, SessionSource, SyncRecord } from '../../../chassis/ha/session-sync.ts';
+import type { RoleChange, ShareRouter } from '../../../chassis/ha/pair-controller.ts';
 import { StallCompensatedClock } from '../../../chassis/ha/stall-clock.ts';
 import { IpmiWatchdog, firmwareWatchdogSettings } from '../../../chassis/ha/watchdog.ts';
-
-/**
- * A single-threaded event loop in simulated time. `advance` runs due timers in order; inside a
- * callback, `work(ms, stepMs, during)` is synchronous work: time moves on in steps, `during` runs
- * after each step (the work's own calls into the HA layer), and no timer runs until it returns.
- */
-class LoopClock implements Clock {
-  private t = 0;
-  private seq = 0;
-  private timers: Array<{ due: number; seq: number; fn: () => void; dead: boolean }> = [];
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): TimerId {
-    const e = { due: this.t + Math.max(0, ms), seq: this.seq++, fn, dead: false };
-    this.timers.push(e);
-    return e;
-  }
-  clearTimeout(id: TimerId): void {
-    (id as { dead: boolean }).dead = true;
-  }
-  private next() {
-    this.timers = this.timers.filter((e) => !e.dead);
-    let best: (typeof this.timers)[number] | undefined;
-    for (const e of this.timers) if (!best || e.due < best.due || (e.due === best.due && e.seq < best.seq)) best = e;
-    return best;
-  }
-  advance(ms: number): void {
-    const end = this.t + ms;
-    for (;;) {
-      const e = this.next();
-      if (!e || e.due > end) break;
-      e.dead = true;
-      this.t = Math.max(this.t, e.due);
-      e.fn();
-    }
-    this.t = Math.max(this.t, end);
-  }
-  work(ms: number, stepMs: number, during: () => void): void {
-    for (let done = 0; done < ms; done += stepMs) {
-      this.t += Math.min(stepMs, ms - done);
-      during();
-    }
-  }
-}
+import { LoopClock, MemoryTable } from '../../support/ha-fakes.ts';
 
 describe('StallCompensatedClock: long blocks that read the clock are still stalls', () => {
   it('a 1.2 s TUI render that reads the watchdog countdown every 50 ms does not expire a kicked 1 s watchdog', () => {
@@ -129,45 +84,6 @@ describe('StallCompensatedClock: long blocks that read the clock are still stall
     clock.dispose();
   });
 });
-
-/** The smallest ShareDataPlane (as pair-controller.test.ts). */
-class MemoryTable implements ShareDataPlane {
-  live = new Map<string, SyncRecord>();
-  standby = new Map<string, SyncRecord>();
-  forwarding = false;
-  readonly source: SessionSource = {
-    createdBetween: (a, b) => [...this.live.values()].filter((r) => r.createdAt > a && r.createdAt <= b),
-    all: () => [...this.live.values()],
-    drainEnded: () => [],
-  };
-  readonly sink: SessionSink = {
-    upsert: (rs) => rs.forEach((r) => this.standby.set(r.key, r)),
-    remove: (ks) => ks.forEach((k) => this.standby.delete(k)),
-    keys: () => this.standby.keys(),
-    clear: () => this.standby.clear(),
-  };
-  promote(): void {
-    if (!this.forwarding && this.live.size === 0) this.live = new Map(this.standby);
-    this.standby.clear();
-    this.forwarding = true;
-  }
-  demote(keep: boolean): void {
-    if (keep) for (const [k, r] of this.live) this.standby.set(k, r);
-    this.live.clear();
-    this.forwarding = false;
-  }
-  hold(): void {
-    this.forwarding = false;
-  }
-  resume(): void {
-    this.forwarding = true;
-  }
-  reset(): void {
-    this.live.clear();
-    this.standby.clear();
-    this.forwarding = false;
-  }
-}
 
 /** Two pairs (a ShMC pair and a processor pair), each node with its own control and data NodeClocks over `clock`, as HaFabric wires them. */
 function shelf(clock: Clock) {
