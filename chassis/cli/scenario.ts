@@ -72,6 +72,7 @@ export async function runScenarioVerb(files: readonly string[], o: ScenarioOptio
     ctx.stderr.write(`atcasim scenario: ${invalid} invalid file(s); nothing was run\n`);
     return 2;
   }
+  for (const l of loaded) for (const w of l.warnings) ctx.stderr.write(`atcasim scenario: warning: ${w}\n`);
   const reports: ScenarioReport[] = [];
   const wall: number[] = [];
   for (const l of loaded) {

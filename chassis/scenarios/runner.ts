@@ -19,7 +19,7 @@ import { SeededRandom } from '../../board/common/random.ts';
 import { SimClock } from '../../board/common/sim-clock.ts';
 import { parseShelfConfig } from '../config/shelf-config.ts';
 import type { ShelfConfig } from '../config/types.ts';
-import { memoryInput } from '../dataplane/traffic.ts';
+import { MemoryFeed, memoryInput } from '../dataplane/traffic.ts';
 import type { Pacing, TrafficInput } from '../dataplane/traffic.ts';
 import { sharesOfPair, seedHash } from '../ha/ha-fabric.ts';
 import type { FabricReport } from '../ha/ha-fabric.ts';
@@ -58,6 +58,8 @@ export interface LoadedScenario {
   shelfYaml: string;
   shelfSource: string;
   shelf: ShelfConfig;
+  /** Problems that do not stop the run (a capture cut short), each `file:line:column: message`. */
+  warnings: string[];
 }
 
 /** The outcome of one expectation. */
@@ -101,11 +103,24 @@ export function loadScenario(text: string, file: string, io: ScenarioIo): Loaded
     shelfSource = scenario.shelf;
   }
   const shelf = parseShelfConfig(shelfYaml, shelfSource);
+  const warnings: string[] = [];
   if (scenario.traffic.kind === 'pcap' && scenario.traffic.path !== 'bundled') {
+    // Located at the `pcap:` value (1:1 when the document has no such node, which cannot happen).
+    const node = scenario.src.doc.getIn(['traffic', 'pcap'], true) as { range?: [number, number, number] } | undefined;
+    const p = scenario.src.pos(node?.range?.[0] ?? 0);
+    const path = scenario.traffic.path;
+    let bytes: Uint8Array;
     try {
-      io.readBytes(scenario.traffic.path);
+      bytes = io.readBytes(path);
     } catch (e) {
-      throw new ConfigError(file, 1, 1, `traffic.pcap: cannot read ${scenario.traffic.path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+      throw new ConfigError(file, p.line, p.col, `traffic.pcap: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    }
+    const scan = scanCapture(bytes);
+    // The emulator loops its traffic for ever: an input without a single packet is refused here
+    // (exit 2) instead of failing the run; one cut short is replayed up to the cut, with a warning.
+    if (scan.packets === 0) throw new ConfigError(file, p.line, p.col, `traffic.pcap: ${path} is not a usable capture: ${scan.problem ?? 'the capture holds no packet'}`);
+    if (scan.problem !== undefined) {
+      warnings.push(`${file}:${p.line}:${p.col}: traffic.pcap: ${path}: ${scan.problem}; the ${scan.packets} packet(s) before it are replayed`);
     }
   }
   const pairs = new Set<string>(['all']);
@@ -116,7 +131,23 @@ export function loadScenario(text: string, file: string, io: ScenarioIo): Loaded
     for (const m of p.members) nodes.add(m);
   }
   checkNames(scenario, { frus: new Set(shelf.frus.map((f) => f.name)), nodes, pairs });
-  return { scenario, shelfYaml, shelfSource, shelf };
+  return { scenario, shelfYaml, shelfSource, shelf, warnings };
+}
+
+/**
+ * Reads a whole capture held in memory (pcap or pcapng, board/packet/capture-reader.ts).
+ * @returns the packets read and, when the file is refused, corrupt or cut short, the reader's
+ *   DecodeError message (`layer: field at offset N: detail`, N in bytes from the file start)
+ */
+export function scanCapture(bytes: Uint8Array): { packets: number; problem?: string } {
+  let packets = 0;
+  const feed = new MemoryFeed(bytes, { packet: () => { packets++; } });
+  try {
+    feed.pump();
+  } catch (e) {
+    return { packets, problem: e instanceof Error ? e.message : String(e) };
+  }
+  return { packets };
 }
 
 /** Names shared by both engines' results. */

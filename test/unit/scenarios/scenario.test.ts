@@ -13,6 +13,7 @@ import { ConfigError } from '../../../board/common/errors.ts';
 import { loadScenarioFile, nodeScenarioIo, runScenarioVerb } from '../../../chassis/cli/scenario.ts';
 import { parseScenarioAction, formatScenarioAction } from '../../../chassis/scenarios/actions.ts';
 import { runScenario } from '../../../chassis/scenarios/runner.ts';
+import { BUNDLED_CAPTURE_PATH } from '../../../chassis/runtime/assets.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'atcasim-scenario-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -141,6 +142,36 @@ describe('atcasim scenario (the verb)', () => {
     expect(err.text).toMatch(/broken\.yaml:2:10: run_for: "soon" is not a duration/);
     expect(err.text).toMatch(/nothing was run/);
     expect(out.text).toBe('');
+  });
+
+  it('traffic.pcap that is not a capture (garbage, empty): exit 2 with file:line:column, no stack, nothing run', async () => {
+    const garbage = join(tmp, 'garbage.pcap');
+    writeFileSync(garbage, 'this is not a capture file at all, just text\n');
+    const empty = join(tmp, 'empty.pcap');
+    writeFileSync(empty, '');
+    for (const [cap, why] of [[garbage, /not a usable capture: capture: magic at offset 0: /], [empty, /not a usable capture: capture: magic at offset 0: empty file/]] as const) {
+      const f = file('bad-traffic.yaml', `name: bad traffic\nrun_for: 2s\ntraffic:\n  pcap: ${cap}\n`);
+      const out = sink();
+      const err = sink();
+      expect(await runScenarioVerb([f], {}, { stdout: out, stderr: err, setExit: () => {} })).toBe(2);
+      expect(err.text).toMatch(/bad-traffic\.yaml:4:9: traffic\.pcap: /);
+      expect(err.text).toMatch(why);
+      expect(err.text).toMatch(/nothing was run/);
+      expect(err.text).not.toMatch(/TypeError|\n {4}at /);
+      expect(out.text).toBe('');
+    }
+  });
+
+  it('a truncated traffic.pcap runs up to the cut, with a warning naming the byte offset', async () => {
+    const whole = readFileSync(BUNDLED_CAPTURE_PATH);
+    const cut = join(tmp, 'cut.pcap');
+    writeFileSync(cut, whole.subarray(0, 5000));
+    const f = file('cut-traffic.yaml', `name: cut traffic\nrun_for: 2s\ntraffic:\n  pcap: cut.pcap\n`);
+    const out = sink();
+    const err = sink();
+    expect(await runScenarioVerb([f], {}, { stdout: out, stderr: err, setExit: () => {} })).toBe(0);
+    expect(err.text).toMatch(/warning: .*cut-traffic\.yaml:4:9: traffic\.pcap: .*cut\.pcap: pcap(ng)?: (record|block) at offset \d+: cut short: .*; the \d+ packet\(s\) before it are replayed/);
+    expect(out.text).toMatch(/PASS {2}cut traffic/);
   });
 
   it('exit 0 when every expectation holds, 1 when one fails; the report says which and why', async () => {
