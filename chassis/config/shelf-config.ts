@@ -19,6 +19,7 @@ import {
   type RealServerConfig,
   type VirtualServiceConfig,
 } from '../../board/processor/processor-config.ts';
+import { cipherSuiteIdProblem } from '../ipmi/cipher-suites.ts';
 import { DEFAULT_HA, type HaConfig, type PairConfig } from '../ha/ha-config.ts';
 import { encodeField, fruMinutesFromIso, type FruInventory } from '../sensors/fru.ts';
 import { representable, type Linearization, type ThresholdName, type ThresholdValues } from '../sensors/sensor.ts';
@@ -187,7 +188,7 @@ export function parseShelfConfig(text: string, file: string): ShelfConfig {
     if (f.ipmbAddress === smAddress) src.fail(null, `${f.name}: IPMB address 0x${f.ipmbAddress.toString(16)} is the shelf-manager address`);
   }
 
-  const dataplane = readDataplane(top.opt('dataplane'));
+  const dataplane = readDataplane(top.opt('dataplane'), frus.filter((f) => f.kind === 'processor').length);
   const ha = readHa(top.opt('ha'), frus, src);
   const ipmi = readIpmi(top.opt('ipmi'));
   top.done(['shelf', 'shelf_managers', 'boards', 'fan_trays', 'pems', 'dataplane', 'ha', 'ipmi']);
@@ -659,7 +660,9 @@ function readPrefix(v: Value): string {
   return s;
 }
 
-function readDataplane(v: Value | undefined): { ecmp: EcmpConfig; processor: ProcessorConfig } {
+/** The `dataplane` section; `ecmpMembers` = the hubs' ECMP group size (one member per processor
+ * board, as ecmpMembers() builds it), which a resilient table must not have fewer buckets than. */
+function readDataplane(v: Value | undefined, ecmpMemberCount: number): { ecmp: EcmpConfig; processor: ProcessorConfig } {
   const ecmp: EcmpConfig = { ...DEFAULT_ECMP };
   const processor: ProcessorConfig = { sessions: { ...DEFAULT_SESSION_TABLE }, timeouts: { ...DEFAULT_TIMEOUTS }, services: [], acl: [] };
   if (!v) return { ecmp, processor };
@@ -671,7 +674,12 @@ function readDataplane(v: Value | undefined): { ecmp: EcmpConfig; processor: Pro
     ecmp.hash = e.opt('hash')?.oneOf(['pearson', 'crc32', 'crc16', 'toeplitz'] as const) ?? ecmp.hash;
     ecmp.symmetric = e.opt('symmetric')?.bool() ?? ecmp.symmetric;
     ecmp.mapping = e.opt('mapping')?.oneOf(['modulo', 'resilient'] as const) ?? ecmp.mapping;
-    ecmp.buckets = e.opt('buckets')?.int({ min: 1, max: 1 << 20 }) ?? ecmp.buckets;
+    const bV = e.opt('buckets');
+    ecmp.buckets = bV?.int({ min: 1, max: 1 << 20 }) ?? ecmp.buckets;
+    if (ecmp.mapping === 'resilient' && ecmp.buckets < ecmpMemberCount) {
+      // fewer buckets than members leaves a board without any share of the traffic
+      (bV ?? eV).fail(`${ecmp.buckets} buckets cannot give each of the ${ecmpMemberCount} ECMP members (one per processor board) a share; give at least ${ecmpMemberCount}`);
+    }
     ecmp.tunnel = e.opt('tunnel')?.oneOf(['outer', 'inner'] as const) ?? ecmp.tunnel;
     const kV = e.opt('toeplitz_key');
     if (kV) ecmp.toeplitzKey = kV.str({ pattern: /^[0-9a-fA-F]{80}$/, hint: '40 bytes as 80 hex digits' }).toLowerCase();
@@ -948,11 +956,15 @@ function readIpmi(v: Value | undefined): IpmiSettings {
   const cs = m.opt('cipher_suites');
   if (cs) {
     const items = cs.list();
-    out.cipherSuites = items.map((x) => {
-      const n = x.int({ min: 0, max: 17 });
-      if (![1, 2, 3, 17].includes(n)) x.fail(`cipher suite ${n} is not offered by atcasim (1, 2, 3, 17; 0 only with --ipmi-insecure-cipher0)`);
-      return n;
-    });
+    out.cipherSuites = [];
+    for (const x of items) {
+      const n = x.int({ min: 0, max: 255 });
+      // the same rule and words as --ipmi-cipher-suites (suite 0 only through the command-line option)
+      const problem = cipherSuiteIdProblem(n, false);
+      if (problem) x.fail(problem);
+      if (out.cipherSuites.includes(n)) x.fail(`cipher suite ${n} listed twice`);
+      out.cipherSuites.push(n);
+    }
     if (out.cipherSuites.length === 0) cs.fail('offer at least one cipher suite');
   }
   out.idleTimeoutMs = m.opt('idle_timeout')?.duration({ min: 1000, max: 3_600_000 }) ?? out.idleTimeoutMs;

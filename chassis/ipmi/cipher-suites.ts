@@ -47,16 +47,32 @@ export const CIPHER_SUITES: ReadonlyMap<number, CipherSuite> = new Map(
 /** The suites offered when nothing is configured: 3 and 17 (what ipmitool's auto-selection prefers). */
 export const DEFAULT_CIPHER_SUITES: readonly number[] = [3, 17];
 
+/** The suite IDs a configuration (`--ipmi-cipher-suites`, the shelf YAML's `ipmi.cipher_suites`) may
+ * list, ascending; suite 0 only comes through the insecure option. */
+export const CONFIGURABLE_CIPHER_SUITES: readonly number[] = [...CIPHER_SUITES.keys()].filter((id) => id !== 0).sort((a, b) => a - b);
+
+/**
+ * Checks one configured suite ID, the one rule behind `--ipmi-cipher-suites` and the shelf YAML.
+ * @param insecureCipher0 whether suite 0 was explicitly allowed (`--ipmi-insecure-cipher0`)
+ * @returns the refusal message, or undefined when the ID may be offered
+ */
+export function cipherSuiteIdProblem(id: number, insecureCipher0: boolean): string | undefined {
+  if (id === 0) return insecureCipher0 ? undefined : 'cipher suite 0 is offered only with --ipmi-insecure-cipher0 (it logs in without a password)';
+  if (!CIPHER_SUITES.has(id)) return `cipher suite ${id} is not implemented (available: ${CONFIGURABLE_CIPHER_SUITES.join(', ')}; 0 only with --ipmi-insecure-cipher0)`;
+  return undefined;
+}
+
 /**
  * Resolves a configured suite list (IDs, any order) into sorted suites.
  * @param insecureCipher0 adds suite 0 (no authentication at all)
- * @throws TypeError for an unknown ID, a duplicate, suite 0 without `insecureCipher0`, or an empty list
+ * @throws TypeError for an unknown ID (cipherSuiteIdProblem), a duplicate, suite 0 without
+ *   `insecureCipher0`, or an empty list
  */
 export function resolveCipherSuites(ids: readonly number[], insecureCipher0: boolean): CipherSuite[] {
   const seen = new Set<number>();
   for (const id of ids) {
-    if (!CIPHER_SUITES.has(id)) throw new TypeError(`cipher suite ${id} is not implemented (available: 1, 2, 3, 15, 16, 17)`);
-    if (id === 0 && !insecureCipher0) throw new TypeError('cipher suite 0 needs the explicit insecure option (it logs in without a password)');
+    const problem = cipherSuiteIdProblem(id, insecureCipher0);
+    if (problem) throw new TypeError(problem);
     if (seen.has(id)) throw new TypeError(`cipher suite ${id} listed twice`);
     seen.add(id);
   }

@@ -6,6 +6,7 @@ import { ConfigError } from '../../../../board/common/errors.ts';
 import { ecmpMembers, hubSlots, isIpAddress, parseShelfConfig, processorSlots, summarizeShelf } from '../../../../chassis/config/shelf-config.ts';
 import { parseDuration, formatDuration } from '../../../../chassis/config/duration.ts';
 import { DEFAULT_SHELF_PATH, loadDefaultShelf, loadShelfFile } from '../../../../chassis/io/data-dir.ts';
+import { resolveCipherSuites } from '../../../../chassis/ipmi/cipher-suites.ts';
 import { decodeFruInventory, encodeFruInventory } from '../../../../chassis/sensors/fru.ts';
 import { repoRoot } from '../../../support/shared.ts';
 
@@ -156,6 +157,21 @@ describe('broken shelf files give file:line:column', () => {
     expect(() => parseShelfConfig(`${BASE}dataplane:\n  midstream_pickup: maybe\n`, 'shelf.yaml')).toThrow(/midstream_pickup/);
   });
 
+  it('ECMP buckets: as many as processor boards is enough; the modulo mapping has no bucket table to check', () => {
+    expect(parseShelfConfig(`${BASE}dataplane:\n  ecmp: { buckets: 2 }\n`, 'shelf.yaml').dataplane.ecmp.buckets).toBe(2);
+    expect(parseShelfConfig(`${BASE}dataplane:\n  ecmp: { mapping: modulo, buckets: 1 }\n`, 'shelf.yaml').dataplane.ecmp.mapping).toBe('modulo');
+  });
+
+  it('cipher_suites accepts every suite --ipmi-cipher-suites accepts (1, 2, 3, 15, 16, 17), with the same error text', () => {
+    const c = parseShelfConfig(`${BASE}ipmi:\n  cipher_suites: [3, 17, 15, 16, 1, 2]\n`, 'shelf.yaml');
+    expect(c.ipmi.cipherSuites).toEqual([3, 17, 15, 16, 1, 2]);
+    expect(resolveCipherSuites(c.ipmi.cipherSuites, false).map((s) => s.id)).toEqual([1, 2, 3, 15, 16, 17]);
+    for (const id of [4, 5, 14, 18, 200]) {
+      const yaml = errorOf(`${BASE}ipmi:\n  cipher_suites: [${id}]\n`).message;
+      expect(() => resolveCipherSuites([id], false)).toThrow(new TypeError(yaml.slice(yaml.lastIndexOf('cipher suite '))));
+    }
+  });
+
   /** Line and column (1-based) of the first occurrence of `needle` in `text`, plus `shift` columns. */
   const at = (text: string, needle: string, shift = 0): [number, number] => {
     const i = text.indexOf(needle);
@@ -190,6 +206,10 @@ describe('broken shelf files give file:line:column', () => {
     ['maglev table not prime', svc('{ name: a, vip: ::/0, maglev_table_size: 65536, pool: [{ name: r, address: "::1" }] }'), ['65536', 0], /not a prime/],
     ['console framing', BASE.replace('  slot4: { type: processor }', '  slot4: { type: processor, console: { framing: 9X1 } }'), ['9X1', 0], /not a framing/],
     ['missing required section', 'shelf: { name: x }\n', ['shelf', 0], /missing required key "shelf_managers"/],
+    ['fewer ECMP buckets than processor boards', `${BASE}dataplane:\n  ecmp: { buckets: 1 }\n`, ['1 }', 0], /dataplane\.ecmp\.buckets: 1 buckets cannot give each of the 2 ECMP members/],
+    ['cipher suite not implemented', `${BASE}ipmi:\n  cipher_suites: [3, 5]\n`, ['5]', 0], /cipher suite 5 is not implemented \(available: 1, 2, 3, 15, 16, 17; 0 only with --ipmi-insecure-cipher0\)$/],
+    ['cipher suite 0 in the file', `${BASE}ipmi:\n  cipher_suites: [0, 3]\n`, ['0, 3]', 0], /cipher suite 0 is offered only with --ipmi-insecure-cipher0/],
+    ['cipher suite listed twice', `${BASE}ipmi:\n  cipher_suites: [17, 3, 17]\n`, ['17]', 0], /cipher suite 17 listed twice/],
   ];
 
   for (const [title, text, [needle, shift], msg] of cases) {
