@@ -2,7 +2,9 @@
  * `atcasim db`: the user's way in and out of the database.
  *
  *   atcasim db info   [--db FILE]           path, schema, shelf in force, SEL/user counts, integrity
- *   atcasim db backup FILE [--db FILE]      consistent online copy (better-sqlite3 backup API)
+ *   atcasim db backup FILE [--db FILE]      consistent online copy (better-sqlite3 backup API), mode
+ *                                           0600 like the database (it holds the IPMI passwords); its
+ *                                           folder must exist; the database itself is refused
  *   atcasim db reset  [--db FILE] --yes     delete the database (and its -wal/-shm files); the next
  *                                           start creates a fresh one from the default or --config
  *
@@ -12,8 +14,8 @@
  * SQLite file at all, unless `--force` is given too.
  */
 import type { Command } from 'commander';
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { APPLICATION_ID } from '../persistence/migrations.ts';
 import { StoreError } from '../persistence/store.ts';
 import { defaultDbPath } from '../io/data-dir.ts';
@@ -21,8 +23,9 @@ import { SqliteStore, databaseInUse, removeDatabaseFiles } from '../io/sqlite-st
 import type { CliContext } from './context.ts';
 
 /** What the first 100 bytes of a file say about it (SQLite file format §1.3). */
-export function sniffDatabase(file: string): 'missing' | 'empty' | 'atcasim' | 'sqlite-unmarked' | 'foreign-sqlite' | 'not-sqlite' {
+export function sniffDatabase(file: string): 'missing' | 'directory' | 'empty' | 'atcasim' | 'sqlite-unmarked' | 'foreign-sqlite' | 'not-sqlite' {
   if (!existsSync(file)) return 'missing';
+  if (statSync(file).isDirectory()) return 'directory';
   const fd = openSync(file, 'r');
   try {
     const b = Buffer.alloc(100);
@@ -35,6 +38,13 @@ export function sniffDatabase(file: string): 'missing' | 'empty' | 'atcasim' | '
   } finally {
     closeSync(fd);
   }
+}
+
+/** True when both paths name the same file (same device and inode: hard links and symlinks too). */
+function sameFile(a: string, b: string): boolean {
+  const x = statSync(a);
+  const y = statSync(b);
+  return x.dev === y.dev && x.ino === y.ino;
 }
 
 function fail(ctx: CliContext, e: unknown): void {
@@ -80,11 +90,20 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<file>', 'backup file to write')
     .action(async (dest: string, o: { db?: string }) => {
       const file = resolve(o.db ?? defaultDbPath());
+      const target = resolve(dest);
+      const refuse = (why: string): void => {
+        ctx.stderr.write(`atcasim db backup: ${dest}: ${why}\n`);
+        ctx.setExit(2);
+      };
+      // Checked before the database is opened: nothing is created for a refused backup.
+      if (!existsSync(dirname(target)) || !statSync(dirname(target)).isDirectory()) return refuse('cannot create it: its folder does not exist');
+      if (existsSync(target) && statSync(target).isDirectory()) return refuse('is a directory');
+      if (existsSync(target) && existsSync(file) && sameFile(target, file)) return refuse(`is the database itself (${file}); give another file`);
       let store: SqliteStore | undefined;
       try {
         store = SqliteStore.open(file, { mustExist: true });
-        await store.backup(resolve(dest));
-        ctx.stdout.write(`backed up ${file} to ${resolve(dest)}\n`);
+        await store.backup(target);
+        ctx.stdout.write(`backed up ${file} to ${target}\n`);
       } catch (e) {
         if (e instanceof StoreError) fail(ctx, e);
         else {
@@ -104,6 +123,11 @@ export function register(program: Command, ctx: CliContext): void {
       const kind = sniffDatabase(file);
       if (kind === 'missing') {
         ctx.stdout.write(`no database at ${file}: nothing to reset\n`);
+        return;
+      }
+      if (kind === 'directory') {
+        ctx.stderr.write(`atcasim db reset: ${file}: is a directory, not a database file (give --db a file path); nothing deleted\n`);
+        ctx.setExit(2);
         return;
       }
       if ((kind === 'foreign-sqlite' || kind === 'not-sqlite') && !o.force) {

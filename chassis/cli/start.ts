@@ -164,6 +164,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
   };
   if (o.stdinCommands && !o.headless) return fail('--stdin-commands needs --headless (the TUI owns the terminal)');
   const dbPath = resolve(o.db ?? defaultDbPath());
+  if (existsSync(dbPath) && statSync(dbPath).isDirectory()) return fail(`--db ${dbPath}: is a directory, not a database file (give --db a file path)`);
   // Inputs the user named: read before anything is created.
   let configInput: { yaml: string; source: string } | undefined;
   if (o.config !== undefined) {

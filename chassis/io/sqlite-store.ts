@@ -13,7 +13,7 @@
  * migrations of chassis/persistence/migrations.ts, keyed to PRAGMA user_version.
  */
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { APPLICATION_ID, EXPECTED_TABLES, MIGRATIONS, SCHEMA_VERSION } from '../persistence/migrations.ts';
 import {
   StoreError,
@@ -58,16 +58,25 @@ function sqliteCode(e: unknown): string | undefined {
   return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : undefined;
 }
 
+/** The first 16 bytes of `file` (undefined when it does not exist).
+ * @throws StoreError('io') for a directory or a file that cannot be read (EACCES, …) */
 function headerOf(file: string): Buffer | undefined {
   if (file === ':memory:' || !existsSync(file)) return undefined;
-  if (statSync(file).size === 0) return Buffer.alloc(0);
-  const fd = openSync(file, 'r');
   try {
-    const b = Buffer.alloc(16);
-    const n = readSync(fd, b, 0, 16, 0);
-    return b.subarray(0, n);
-  } finally {
-    closeSync(fd);
+    const st = statSync(file);
+    if (st.isDirectory()) throw new StoreError('io', file, 'is a directory, not a database file (give --db a file path)');
+    if (st.size === 0) return Buffer.alloc(0);
+    const fd = openSync(file, 'r');
+    try {
+      const b = Buffer.alloc(16);
+      const n = readSync(fd, b, 0, 16, 0);
+      return b.subarray(0, n);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    if (e instanceof StoreError) throw e;
+    throw new StoreError('io', file, `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
 }
 
@@ -333,10 +342,16 @@ export class SqliteStore implements Store {
     this.st.metaPut.run(key, value);
   }
 
-  /** Online backup to `dest` with better-sqlite3's backup API (consistent while in use). */
+  /**
+   * Online backup to `dest` with better-sqlite3's backup API (consistent while in use). The copy
+   * holds the IPMI passwords in clear text (RAKP needs them), so it is made readable by its owner
+   * only (mode 0600, like the database); an existing `dest` is overwritten and set to 0600.
+   * @throws node:fs errors when `dest` cannot be created (its folder is not created here)
+   */
   async backup(dest: string): Promise<void> {
     this.live();
-    ensureParentDir(dest);
+    closeSync(openSync(dest, 'a', 0o600));
+    chmodSync(dest, 0o600);
     await this.db.backup(dest);
   }
 

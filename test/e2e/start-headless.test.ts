@@ -162,6 +162,12 @@ describe('atcasim start: start-up errors exit 2 with a clear message', () => {
     expect(await first.stop()).toBe(0);
   });
 
+  it('--db naming a directory: one-line message, exit 2, no stack', async () => {
+    const r = await runAtcasim([...common, '--db', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`atcasim start: --db ${dir}: is a directory, not a database file (give --db a file path)\n`);
+  });
+
   it('a missing --config file', async () => {
     const r = await runAtcasim([...common, '--db', join(dir, 'nocfg.db'), '--config', join(dir, 'nope.yaml')]);
     expect(r.code).toBe(2);

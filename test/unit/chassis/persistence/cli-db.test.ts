@@ -1,6 +1,6 @@
 // `atcasim db info | backup | reset`: the user's way in and out of the database.
 import Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -53,13 +53,55 @@ describe('atcasim db', () => {
 
   it('backup writes a copy that opens with the same contents', async () => {
     const f = makeDb('live.db');
-    const dest = join(dir, 'bk', 'copy.db');
+    const dest = join(dir, 'copy.db');
     const r = await run('db', 'backup', dest, '--db', f);
     expect(r).toMatchObject({ code: 0, out: `backed up ${f} to ${dest}\n` });
     const s = SqliteStore.open(dest);
     expect(s.getConfig()!.source).toBe('lab.yaml');
     expect(s.loadSel().records.length).toBe(1);
     s.close();
+  });
+
+  it('the backup is readable by its owner only (mode 0600, like the database: it holds the IPMI passwords)', async () => {
+    const f = makeDb('secret.db');
+    expect(statSync(f).mode & 0o777).toBe(0o600);
+    const dest = join(dir, 'secret-copy.db');
+    expect((await run('db', 'backup', dest, '--db', f)).code).toBe(0);
+    expect(statSync(dest).mode & 0o777).toBe(0o600);
+    // an existing world-readable file that is overwritten becomes 0600 too
+    const old = join(dir, 'old-copy.db');
+    writeFileSync(old, '');
+    chmodSync(old, 0o644);
+    expect((await run('db', 'backup', old, '--db', f)).code).toBe(0);
+    expect(statSync(old).mode & 0o777).toBe(0o600);
+  });
+
+  it('backup refuses a destination whose folder does not exist (creates nothing) and the database itself', async () => {
+    const f = makeDb('self.db');
+    const missing = join(dir, 'no-such-folder', 'copy.db');
+    const r = await run('db', 'backup', missing, '--db', f);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`atcasim db backup: ${missing}: cannot create it: its folder does not exist\n`);
+    expect(existsSync(join(dir, 'no-such-folder'))).toBe(false);
+    const before = readFileSync(f);
+    const self = await run('db', 'backup', f, '--db', f);
+    expect(self.code).toBe(2);
+    expect(self.err).toMatch(/is the database itself/);
+    const link = join(dir, 'self-link.db');
+    symlinkSync(f, link);
+    expect((await run('db', 'backup', link, '--db', f)).err).toMatch(/is the database itself/);
+    expect(readFileSync(f).equals(before)).toBe(true);
+    expect((await run('db', 'backup', dir, '--db', f)).err).toMatch(/is a directory/);
+  });
+
+  it('--db naming a directory: one-line message, exit 2 (info, backup, reset)', async () => {
+    for (const args of [['db', 'info', '--db', dir], ['db', 'backup', join(dir, 'x.db'), '--db', dir], ['db', 'reset', '--db', dir, '--yes']]) {
+      const r = await run(...args);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(/is a directory, not a database file/);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+    }
+    expect(existsSync(dir)).toBe(true);
   });
 
   it('reset needs --yes, deletes the database and its side files, and refuses foreign files without --force', async () => {
