@@ -304,6 +304,12 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
     events.warn({ event: 'admin_password', user: name, password: em.admin.generatedPassword }, adminNote);
   } else if (em.admin.created) {
     events.info({ event: 'admin_created', user: em.admin.user?.name ?? 'admin' }, 'IPMI administrator created from the given password');
+  } else if (em.admin.ignored !== undefined) {
+    // A password given for an existing database is not applied (never silently): say so — on
+    // stderr headless, on the TUI's message line otherwise — and in the log.
+    adminNote = em.admin.ignored;
+    if (o.headless) ctx.stderr.write(`atcasim start: warning: ${adminNote}\n`);
+    events.warn({ event: 'admin_password_ignored' }, adminNote);
   }
   const unlog = logEmulatorEvents(em, log);
 

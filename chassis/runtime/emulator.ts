@@ -25,7 +25,6 @@ import { DataPlane } from '../dataplane/data-plane.ts';
 import type { DataPlaneStats, RsTable, SessionHandover } from '../dataplane/types.ts';
 import { TrafficSource, type Pacing, type TrafficInput } from '../dataplane/traffic.ts';
 import type { LanServer } from '../ipmi/lan-server.ts';
-import type { ProvisionResult } from '../ipmi/users.ts';
 import { Shelf } from '../model/shelf.ts';
 import { resolveShelfConfig, type ConfigInput, type ResolvedShelf } from '../persistence/config-selection.ts';
 import type { Store } from '../persistence/store.ts';
@@ -35,7 +34,7 @@ import { operatorCommands, type OperatorCommands } from './commands.ts';
 import { ConsolesPart, type ConsoleOptions } from './consoles.ts';
 import { EventFeed } from './event-feed.ts';
 import type { HaFactory, HaPart } from './ha-seam.ts';
-import { cryptoRandomBytes, ipmiSettings, provisionAdmin, shelfIpmiFactory, type AdminOptions, type IpmiFace, type IpmiFactory, type IpmiRuntimeOptions } from './ipmi.ts';
+import { cryptoRandomBytes, ipmiSettings, provisionAdmin, shelfIpmiFactory, type AdminOptions, type AdminProvision, type IpmiFace, type IpmiFactory, type IpmiRuntimeOptions } from './ipmi.ts';
 import { TrafficMonitor } from './traffic-monitor.ts';
 import type { EmulatorView, Endpoints, TrafficSourceView } from './view.ts';
 
@@ -126,8 +125,8 @@ export class Emulator {
   /** The board consoles, SOL and their PTYs (issue 7), unless disabled. */
   consoles: ConsolesPart | undefined;
   private ipmiFace: IpmiFace | undefined;
-  /** Administrator provisioning result of this start (`generatedPassword` only on a first start without one given). */
-  readonly admin: ProvisionResult;
+  /** Administrator provisioning result of this start (`generatedPassword` only on a first start without one given; `ignored` when a given password was not applied). */
+  readonly admin: AdminProvision;
 
   private readonly log: Logger;
   private readonly clock: Clock;
@@ -155,7 +154,7 @@ export class Emulator {
     readonly shelf: Shelf,
     /** The data plane (hubs, processor boards). */
     readonly dataPlane: DataPlane,
-    admin: ProvisionResult,
+    admin: AdminProvision,
   ) {
     this.log = opts.platform.log.child({ module: 'chassis.runtime' });
     this.clock = opts.platform.clock;
@@ -198,7 +197,7 @@ export class Emulator {
     }
     const randomBytes = opts.randomBytes ?? cryptoRandomBytes;
     const handover: { fn?: SessionHandover } = {};
-    let admin: ProvisionResult;
+    let admin: AdminProvision;
     let dataPlane: DataPlane;
     let shelf: Shelf;
     try {

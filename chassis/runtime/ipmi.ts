@@ -14,7 +14,8 @@ import type { Logger } from '../../board/common/logger.ts';
 import type { IpmiSettings, ShelfConfig } from '../config/types.ts';
 import { createShelfIpmi, type ShelfIpmiHaHooks } from '../ipmi/shelf/index.ts';
 import type { LanServer } from '../ipmi/lan-server.ts';
-import { provisionAdministrator, type ProvisionResult, type UserStore } from '../ipmi/users.ts';
+import { Privilege } from '../ipmi/codes.ts';
+import { canLogIn, provisionAdministrator, type ProvisionResult, type UserStore } from '../ipmi/users.ts';
 import type { Shelf } from '../model/shelf.ts';
 import type { Platform } from '../platform.ts';
 
@@ -100,17 +101,52 @@ export interface AdminOptions {
   envPassword?: string;
 }
 
+/** What provisioning did at this start, plus the given inputs it did not apply. */
+export interface AdminProvision extends ProvisionResult {
+  /**
+   * Set when an administrator password (or name) was given but the database already had an
+   * administrator, so it was not applied: a one-line warning naming the input and how to change
+   * the password. Absent when nothing was given, the administrator was created from it, or the
+   * given password is already that administrator's.
+   */
+  ignored?: string;
+}
+
 /**
  * Creates the administrator when the user table has none (a new database): from the flags, the
  * environment, else a random 16-character password (returned in `generatedPassword`, to be shown
- * once). Does nothing on a database that has one.
+ * once). Does nothing on a database that has one — and then says so in `ignored` when a password
+ * or name was given that is not already the stored administrator's (it is never changed
+ * silently: other tooling may log in with the stored one).
  * @throws CommandError('user_field_invalid' | 'users_full') for a name/password the policy refuses
  */
-export function provisionAdmin(users: UserStore, o: AdminOptions, randomBytes: (n: number) => Uint8Array): ProvisionResult {
-  return provisionAdministrator(users, {
+export function provisionAdmin(users: UserStore, o: AdminOptions, randomBytes: (n: number) => Uint8Array): AdminProvision {
+  const r = provisionAdministrator(users, {
     ...(o.user !== undefined ? { adminUser: o.user } : {}),
     ...(o.password !== undefined ? { adminPassword: o.password } : {}),
     ...(o.envPassword !== undefined && o.envPassword !== '' ? { envPassword: o.envPassword } : {}),
     randomBytes,
   });
+  if (r.created) return r;
+  const ignored = ignoredAdminInput(users, o);
+  return ignored ? { ...r, ignored } : r;
+}
+
+/**
+ * The warning for administrator inputs a start with an existing administrator does not apply
+ * (see AdminProvision.ignored); undefined when there is nothing to say.
+ */
+export function ignoredAdminInput(users: UserStore, o: AdminOptions): string | undefined {
+  const source = o.password !== undefined ? '--admin-password' : o.envPassword ? 'ATCASIM_ADMIN_PASSWORD' : undefined;
+  const password = o.password ?? (o.envPassword || undefined);
+  const name = o.user ?? 'admin';
+  const admins = users.list().filter((u) => canLogIn(u) && u.privilege === Privilege.Administrator);
+  const named = admins.find((u) => u.name === name);
+  const userIgnored = o.user !== undefined && !named;
+  const passwordIgnored = password !== undefined && !(named && Buffer.from(named.password).equals(Buffer.from(password, 'utf8')));
+  if (!userIgnored && !passwordIgnored) return undefined;
+  const what = [userIgnored ? `administrator name "${name}" from --admin-user` : undefined, passwordIgnored ? `admin password from ${source}` : undefined].filter(Boolean).join(' and ');
+  const target = named ?? admins[0];
+  const change = target ? `ipmitool user set password ${target.id} NEWPASSWORD` : 'ipmitool user set password ID NEWPASSWORD';
+  return `${what} ignored: the database already has IPMI users (change it with \`${change}\` or start over with \`atcasim db reset\`)`;
 }
