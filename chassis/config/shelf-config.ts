@@ -26,6 +26,7 @@ import { representable, type Linearization, type ThresholdName, type ThresholdVa
 import { ENTITY_ID, ENTITY_INSTANCE_DEVICE_RELATIVE, SENSOR_KINDS, UNIT_CODES, isSensorKind, isUnitName } from '../sensors/sensor-types.ts';
 import { DEFAULT_SEL_CAPACITY } from '../sensors/sel.ts';
 import { SDR_ID_MAX } from '../sensors/sdr.ts';
+import { thresholdOrderProblem } from '../sensors/threshold-order.ts';
 import {
   DEFAULT_CONSOLE,
   DEFAULT_IPMI,
@@ -331,13 +332,6 @@ function readSensors(v: Value | undefined, label: string, ctx: Ctx, shared: bool
         }
       }
       tm.done(THRESHOLD_KEYS);
-      const order: ThresholdName[] = ['lnr', 'lc', 'lnc', 'unc', 'uc', 'unr'];
-      const present = order.filter((k) => thresholds[k] !== undefined);
-      for (let i = 1; i < present.length; i++) {
-        const a = present[i - 1]!;
-        const b = present[i]!;
-        if (thresholds[a]! > thresholds[b]!) tNodes[b]!.fail(`threshold ${b} (${thresholds[b]}) must not be below ${a} (${thresholds[a]})`);
-      }
     }
     let hysteresis = { positive: 0, negative: 0 };
     const hV = m.opt('hysteresis');
@@ -373,6 +367,9 @@ function readSensors(v: Value | undefined, label: string, ctx: Ctx, shared: bool
       const t = thresholds[k];
       if (t !== undefined && !representable(t, linearization)) tNodes[k]!.fail(`${t} is outside the sensor's 8-bit range with this scale`);
     }
+    // the same rule as Set Sensor Thresholds: lnr ≤ lc ≤ lnc ≤ unc ≤ uc ≤ unr in raw-reading order
+    const disorder = thresholdOrderProblem(thresholds, linearization);
+    if (disorder) tNodes[disorder.threshold]!.fail(disorder.message);
     const s: ThresholdSensorConfig = {
       kind: 'threshold',
       name,

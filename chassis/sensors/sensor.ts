@@ -10,6 +10,8 @@
  * Pure: readings are injected with setValue; nothing ticks.
  */
 
+import { thresholdOrderProblem } from './threshold-order.ts';
+
 /** The six thresholds, in the order the SDR stores them (UNR, UC, UNC, LNR, LC, LNC). */
 export type ThresholdName = 'lnr' | 'lc' | 'lnc' | 'unc' | 'uc' | 'unr';
 export const THRESHOLD_NAMES: readonly ThresholdName[] = ['lnc', 'lc', 'lnr', 'unc', 'uc', 'unr'];
@@ -113,7 +115,8 @@ export class ThresholdSensor {
   private asserted = new Set<ThresholdName>();
   private thresholdValues: ThresholdValues;
 
-  /** @throws RangeError when the nominal value or a threshold is not representable. */
+  /** @throws RangeError when a threshold is not representable or the thresholds are out of order
+   * (thresholdOrderProblem); M = 0. */
   constructor(readonly def: ThresholdSensorDef) {
     if (def.linearization.m === 0) throw new RangeError(`sensor ${def.name}: M must not be 0`);
     this.thresholdValues = { ...def.thresholds };
@@ -199,8 +202,10 @@ export class ThresholdSensor {
 
   /**
    * Replaces the thresholds (Set Sensor Thresholds, §35.8): keys present in `t` are set (a value of
-   * `null` removes that threshold), others are kept. Re-evaluates assertions.
-   * @throws RangeError when a value is not representable.
+   * `null` removes that threshold), others are kept. Re-evaluates assertions. Nothing changes when
+   * it throws.
+   * @throws RangeError when a value is not representable, or when the resulting thresholds (set and
+   *   kept) are out of raw-reading order (thresholdOrderProblem).
    */
   setThresholds(t: Partial<Record<ThresholdName, number | null>>): ThresholdEvent[] {
     const next: ThresholdValues = { ...this.thresholdValues };
@@ -225,6 +230,8 @@ export class ThresholdSensor {
       }
       raw[n] = valueToRaw(v, this.def.linearization);
     }
+    const disorder = thresholdOrderProblem(t, this.def.linearization);
+    if (disorder) throw new RangeError(`sensor ${this.def.name}: ${disorder.message}`);
     this.thresholdsRaw = raw;
     for (const n of [...this.asserted]) if (raw[n] === undefined) this.asserted.delete(n);
   }

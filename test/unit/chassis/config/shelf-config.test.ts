@@ -196,6 +196,7 @@ describe('broken shelf files give file:line:column', () => {
     ['not a slot name', BASE.replace('  slot4: { type: processor }', '  board4: { type: processor }'), ['board4', 0], /not a slot name/],
     ['threshold out of range', BASE.replace('uc: 80', 'uc: 300'), ['300', 0], /outside the sensor's 8-bit range/],
     ['thresholds out of order', BASE.replace('unc: 70, uc: 80', 'unc: 85, uc: 80'), ['80 }', 0], /must not be below unc/],
+    ['thresholds out of raw order (negative M)', BASE.replace('nominal: 48,', 'nominal: 48, scale: { m: -1, b: 255 },'), ['80 }', 0], /threshold uc \(80\) must not be above unc \(70\): M is negative/],
     ['sensor name too long', BASE.replace('name: Node3 Temp', 'name: Node3 Temperature Probe'), ['Node3 Temperature', 0], /at most 16 characters/],
     ['duplicate sensor name', BASE.replace('  slot4: { type: processor }', '  slot4: { type: processor, sensors: [{ name: Node3 Temp, type: temperature, nominal: 1 }] }'), ['Node3 Temp, type: temperature, nominal: 1', 0], /already used/],
     ['one-character FRU field', BASE.replace('  slot4: { type: processor }', '  slot4: { type: processor, inventory: { board: { serial: X } } }'), ['X }', 0], /one-character/],

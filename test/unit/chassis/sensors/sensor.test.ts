@@ -86,6 +86,33 @@ describe('ThresholdSensor', () => {
     expect(s.thresholds).toEqual({ uc: 80, unr: 90 }); // unchanged after a refused change
   });
 
+  it('refuses thresholds out of order — the ones set merged with the ones kept — and changes nothing', () => {
+    const s = new ThresholdSensor(def());
+    s.setValue(80);
+    // ipmitool sensor thresh … upper 95 85 75: every upper threshold set, inverted
+    expect(() => s.setThresholds({ unc: 95, uc: 85, unr: 75 })).toThrow(new RangeError('sensor Node3 Temp: threshold uc (85) must not be below unc (95)'));
+    // one threshold set past a kept one
+    expect(() => s.setThresholds({ unc: 85 })).toThrow(/threshold uc \(80\) must not be below unc \(85\)/);
+    expect(() => s.setThresholds({ unr: 79 })).toThrow(/threshold unr \(79\) must not be below uc \(80\)/);
+    expect(s.thresholds).toEqual({ unc: 70, uc: 80, unr: 90 });
+    expect([...s.assertedThresholds].sort()).toEqual(['uc', 'unc']);
+    // equal thresholds are in order; a removed threshold leaves a gap the rule skips
+    expect(s.setThresholds({ unc: 80, uc: 80 }).map((e) => e.threshold)).toEqual([]);
+    s.setThresholds({ uc: null, unc: 85 });
+    expect(s.thresholds).toEqual({ unc: 85, unr: 90 });
+    expect(() => s.setThresholds({ lnc: 86 })).toThrow(/threshold unc \(85\) must not be below lnc \(86\)/);
+    expect(() => new ThresholdSensor(def({ thresholds: { lc: 20, lnr: 30 } }))).toThrow(/threshold lc \(20\) must not be below lnr \(30\)/);
+  });
+
+  it('orders thresholds by raw reading: with a negative M the engineering values run the other way', () => {
+    const l = { m: -1, b: 255, bExp: 0, rExp: 0 }; // y = 255 - x
+    const s = new ThresholdSensor(def({ linearization: l, thresholds: { unc: 30, uc: 20, unr: 10 }, nominal: 200 }));
+    expect(s.rawThresholds).toEqual({ unc: 225, uc: 235, unr: 245 });
+    expect(() => s.setThresholds({ uc: 40 })).toThrow(/threshold uc \(40\) must not be above unc \(30\): M is negative/);
+    expect(s.thresholds).toEqual({ unc: 30, uc: 20, unr: 10 });
+    expect(() => new ThresholdSensor(def({ linearization: l, thresholds: { unc: 70, uc: 80 }, nominal: 200 }))).toThrow(/must not be above/);
+  });
+
   it('clamps readings to the 8-bit range and refuses non-numbers', () => {
     const s = new ThresholdSensor(def());
     s.setValue(1000);
