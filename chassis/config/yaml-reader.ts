@@ -4,9 +4,26 @@
  * position; aliases (`*name`) are followed; durations are parsed by ./duration.ts.
  * Used by the shelf loader (./shelf-config.ts); scenario files can use it too.
  */
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { ConfigError } from '../../board/common/errors.ts';
 import { parseDuration } from './duration.ts';
+
+/**
+ * `text` with control characters, format characters, lone surrogates and U+FFFD (what a binary
+ * file decodes to) written as `\xNN` / `\uNNNN` escapes, so an error message never echoes raw bytes
+ * to the terminal.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}\p{Cs}\uFFFD]/gu, (c) => {
+    const n = c.charCodeAt(0);
+    return n < 0x100 ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/** `text` cut to `max` characters (an ellipsis marks the cut). */
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
 
 /** Parsed document plus what is needed to report positions. */
 export class YamlSource {
@@ -22,11 +39,24 @@ export class YamlSource {
     readonly file: string,
   ) {
     this.doc = parseDocument(text, { lineCounter: this.lc, prettyErrors: false, uniqueKeys: true, strict: true });
+    // A binary file (a capture given as --config, say) is named as such, not parsed as YAML.
+    const nul = text.indexOf('\0');
+    if (nul >= 0) {
+      const p = this.lc.linePos(nul);
+      throw new ConfigError(file, p.line, p.col, `not a YAML text file (NUL byte at character ${nul}): is it a binary file, a capture or a database?`);
+    }
     const err = this.doc.errors[0];
     if (err) {
       const p = this.lc.linePos(err.pos[0]);
-      throw new ConfigError(file, p.line, p.col, `YAML ${err.code.toLowerCase().replace(/_/g, ' ')}: ${err.message.split('\n')[0]}`);
+      throw new ConfigError(file, p.line, p.col, printable(`YAML ${err.code.toLowerCase().replace(/_/g, ' ')}: ${err.message.split('\n')[0]}`));
     }
+    // `yaml` leaves an alias without an anchor before it as an unresolved node (not in doc.errors):
+    // report it here rather than as the missing value it would read as.
+    visit(this.doc, {
+      Alias: (_key, node) => {
+        if (node.resolve(this.doc) === undefined) this.fail(node, `YAML unresolved alias *${node.source}: no anchor &${node.source} is defined before it`);
+      },
+    });
   }
 
   /** Line and column (1-based) of a character offset. */
@@ -38,7 +68,7 @@ export class YamlSource {
   fail(node: Node | null | undefined, message: string): never {
     const off = node?.range?.[0] ?? 0;
     const p = this.pos(off);
-    throw new ConfigError(this.file, p.line, p.col, message);
+    throw new ConfigError(this.file, p.line, p.col, printable(message));
   }
 
   /** The root node as a value reader. */
@@ -89,7 +119,7 @@ export class Value {
     if (this.node === null) return 'nothing';
     if (isMap(this.node)) return 'a mapping';
     if (isSeq(this.node)) return 'a list';
-    if (isScalar(this.node)) return typeof this.node.value === 'string' ? `"${this.node.value}"` : String(this.node.value);
+    if (isScalar(this.node)) return typeof this.node.value === 'string' ? `"${clip(this.node.value, 60)}"` : String(this.node.value);
     return 'an unsupported node';
   }
 
