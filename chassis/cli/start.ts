@@ -30,7 +30,7 @@ import { memoryInput, type TrafficInput } from '../dataplane/traffic.ts';
 import { CaptureFileReader } from '../io/capture-file.ts';
 import { DEFAULT_SHELF_NAME, defaultDbPath, readDefaultShelfYaml } from '../io/data-dir.ts';
 import { createLoggers, isLogLevel, LOG_LEVELS, type LogLevel, type ProcessLoggers } from '../io/logger.ts';
-import { consoleLinkDir, ptyConsoleExpose } from '../io/serial-console.ts';
+import { consoleLinkDirs, ptyConsoleExpose } from '../io/serial-console.ts';
 import { onShutdownSignals } from '../io/signals.ts';
 import { databaseInUse, SqliteStore } from '../io/sqlite-store.ts';
 import { SystemClock } from '../io/system-clock.ts';
@@ -43,6 +43,7 @@ import { haFactory } from '../runtime/ha-part.ts';
 import { logEmulatorEvents } from '../runtime/event-log.ts';
 import { statsLine } from '../runtime/stats-line.ts';
 import type { CliContext } from './context.ts';
+import { readConfigText } from './read-file.ts';
 import { SplitSetup } from './split-setup.ts';
 
 /** Options as commander hands them over. */
@@ -169,9 +170,10 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
   let configInput: { yaml: string; source: string } | undefined;
   if (o.config !== undefined) {
     try {
-      configInput = { yaml: readFileSync(o.config, 'utf8'), source: o.config };
+      configInput = { yaml: readConfigText(o.config, 'shelf YAML file'), source: o.config };
     } catch (e) {
-      return fail(`${o.config}:1:1: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      if (e instanceof ConfigError) return fail(e.message);
+      throw e;
     }
     // Checked before the database is opened, so a refused start leaves no new database behind.
     try {
@@ -267,8 +269,9 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
         },
         listen: split ? split.listen : listen,
       },
-      // serial consoles on socat PTYs, linked at $XDG_RUNTIME_DIR/atcasim/<fru> (else beside the database)
-      consoles: { expose: ptyConsoleExpose(consoleLinkDir(dbPath), log) },
+      // serial consoles on socat PTYs, linked at $XDG_RUNTIME_DIR/atcasim/<fru> (else beside the database;
+      // in a per-database folder inside it when another running emulator owns those names)
+      consoles: { expose: ptyConsoleExpose(consoleLinkDirs(dbPath), log) },
       // the redundant pairs (issue 6): wall clock, stalls of the whole process compensated
       ...(o.ha !== false || split ? { ha: split ? split.haFactory(o.ha !== false ? haFactory({ wallClock: true }) : undefined) : haFactory({ wallClock: true }) } : {}),
     });

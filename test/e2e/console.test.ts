@@ -188,6 +188,7 @@ describe('consoles of atcasim start --headless', () => {
     expect(code).toBe(0);
     for (const pid of socats) expect(['Z', undefined]).toContain(procState(pid));
     for (const fru of CONSOLE_FRUS) expect(() => lstatSync(join(runtimeDir, 'atcasim', fru))).toThrow();
+    expect(() => lstatSync(join(runtimeDir, 'atcasim'))).toThrow(); // the folder it left empty too
   });
 });
 
