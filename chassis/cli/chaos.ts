@@ -15,7 +15,8 @@ import { performance } from 'node:perf_hooks';
 import { CommandError, ConfigError } from '../../board/common/errors.ts';
 import { parseDuration } from '../config/duration.ts';
 import type { ShelfConfig } from '../config/types.ts';
-import { loadDefaultShelf, loadShelfFile } from '../io/data-dir.ts';
+import { loadDefaultShelf } from '../io/data-dir.ts';
+import { loadShelfConfigFile } from './read-file.ts';
 import { DEFAULT_CHAOS_FAULTS, parseFaults, runChaos } from '../scenarios/chaos.ts';
 import type { CliContext } from './context.ts';
 
@@ -58,7 +59,7 @@ export async function runChaosVerb(o: ChaosCliOptions, ctx: CliContext): Promise
   }
   let shelf: ShelfConfig;
   try {
-    shelf = o.config !== undefined ? loadShelfFile(o.config).config : loadDefaultShelf();
+    shelf = o.config !== undefined ? loadShelfConfigFile(o.config).config : loadDefaultShelf();
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     ctx.stderr.write(`atcasim chaos: ${e.message}\n`);

@@ -8,7 +8,8 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../board/common/errors.ts';
 import { summarizeShelf } from '../config/shelf-config.ts';
-import { loadShelfFile, readDefaultShelfYaml } from '../io/data-dir.ts';
+import { readDefaultShelfYaml } from '../io/data-dir.ts';
+import { loadShelfConfigFile } from './read-file.ts';
 import type { CliContext } from './context.ts';
 
 /** Registers the verb. */
@@ -27,7 +28,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action((files: string[]) => {
       for (const f of files) {
         try {
-          const { config } = loadShelfFile(f);
+          const { config } = loadShelfConfigFile(f);
           ctx.stdout.write(`${f}: ok: ${summarizeShelf(config)}\n`);
         } catch (e) {
           if (!(e instanceof ConfigError)) throw e;

@@ -14,7 +14,7 @@ import { Command, Option } from 'commander';
 import type { CliContext } from './context.ts';
 import { CommandError, ConfigError } from '../../board/common/errors.ts';
 import { ecmpMembers } from '../config/shelf-config.ts';
-import { loadShelfFile } from '../io/data-dir.ts';
+import { loadShelfConfigFile } from './read-file.ts';
 import { HASH_ALGORITHMS, parseToeplitzKey } from '../../board/switch/hash/index.ts';
 import { hashFlow, placeFlow, tupleFromText } from '../../board/switch/place-flow.ts';
 import { DEFAULT_ECMP, type EcmpConfig, type EcmpMember, type HashAlgorithmName } from '../../board/switch/switch-config.ts';
@@ -35,7 +35,7 @@ export type ShelfEcmpLoader = (file: string) => Promise<ShelfEcmp>;
  * @throws ConfigError (`file:line:column: …`) for an unreadable or invalid file
  */
 export const loadShelfEcmp: ShelfEcmpLoader = async (file) => {
-  const { config } = loadShelfFile(file);
+  const { config } = loadShelfConfigFile(file);
   return { ecmp: config.dataplane.ecmp, members: ecmpMembers(config, { buddyFailover: true }) };
 };
 

@@ -10,7 +10,8 @@
  * 2 for a usage error, a bad shelf file, an output file that cannot be written, or any input that
  * is missing, not a capture, refused or cut short — the packets before the problem are still
  * replayed and reported, the problem is one line on stderr (`atcasim replay: FILE: message`),
- * never a stack trace.
+ * never a stack trace. When no input could be opened as a capture at all (missing, a directory,
+ * not a capture), no report is printed: only the errors.
  */
 import type { Command } from 'commander';
 import { statSync } from 'node:fs';
@@ -24,7 +25,8 @@ import { DataPlane } from '../dataplane/data-plane.ts';
 import { buildReplayReport, formatReplayReport, type ReplayReport } from '../dataplane/replay-report.ts';
 import { TrafficSource, type TrafficInput } from '../dataplane/traffic.ts';
 import { CaptureFileReader } from '../io/capture-file.ts';
-import { loadDefaultShelf, loadShelfFile } from '../io/data-dir.ts';
+import { loadDefaultShelf } from '../io/data-dir.ts';
+import { fileErrorText, loadShelfConfigFile } from './read-file.ts';
 import { PcapFileWriter } from '../io/pcap-out.ts';
 import type { CliContext } from './context.ts';
 
@@ -54,25 +56,15 @@ export interface ReplayResult {
   report: ReplayReport;
   errors: string[];
   dataPlane: DataPlane;
+  /** False when no input could be opened as a capture at all (each is missing, a directory, not
+   * a capture): the report is then all zeros and the CLI prints only the errors. */
+  anyInputOpened: boolean;
 }
 
-/** One-line description of an input error (no stack). */
+/** One-line description of an input error (no stack); node:fs errors worded by read-file.ts. */
 export function describeInputError(e: unknown): string {
   if (e instanceof DecodeError || e instanceof ConfigError || e instanceof CommandError) return e.message;
-  const err = e as NodeJS.ErrnoException;
-  if (err && typeof err.code === 'string') {
-    switch (err.code) {
-      case 'ENOENT':
-        return 'no such file';
-      case 'EACCES':
-        return 'permission denied';
-      case 'EISDIR':
-        return 'is a directory, not a capture file';
-      default:
-        return `cannot read (${err.code})`;
-    }
-  }
-  return e instanceof Error ? e.message : String(e);
+  return fileErrorText(e, 'capture file');
 }
 
 /**
@@ -83,7 +75,7 @@ export function describeInputError(e: unknown): string {
 export function runReplay(o: ReplayOptions): ReplayResult {
   const loops = o.loops ?? 1;
   if (!Number.isInteger(loops) || loops < 1) throw new CommandError('bad_option', `--loop must be a positive integer, got ${loops}`);
-  const shelf: ShelfConfig = o.config !== undefined ? loadShelfFile(o.config).config : loadDefaultShelf();
+  const shelf: ShelfConfig = o.config !== undefined ? loadShelfConfigFile(o.config).config : loadDefaultShelf();
   const capacity = o.sessionCapacity ?? (o.config !== undefined ? shelf.dataplane.processor.sessions.capacity : REPLAY_DEFAULT_SESSION_CAPACITY);
   if (!Number.isInteger(capacity) || capacity < 1 || capacity > 1 << 26) {
     throw new CommandError('bad_option', `--session-capacity must be an integer in 1..${1 << 26}, got ${capacity}`);
@@ -113,6 +105,8 @@ export function runReplay(o: ReplayOptions): ReplayResult {
       size: fileSize(f),
       open: (h) => {
         try {
+          // A directory opens on Linux and fails only at the first read (raw EISDIR): refused here.
+          if (statSync(f).isDirectory()) throw Object.assign(new Error(`${f} is a directory`), { code: 'EISDIR' });
           return new CaptureFileReader(f, h);
         } catch (e) {
           throw new Error(describeInputError(e));
@@ -146,7 +140,7 @@ export function runReplay(o: ReplayOptions): ReplayResult {
       cpuMs: (cpu.user + cpu.system) / 1000,
       out: writer ? { file: writer.path, frames: writer.frames } : null,
     });
-    return { report, errors: src.errors.map((e) => `${e.input}: ${e.message}`), dataPlane: dp };
+    return { report, errors: src.errors.map((e) => `${e.input}: ${e.message}`), dataPlane: dp, anyInputOpened: src.formats.some((f) => f !== null) };
   } finally {
     writer?.close();
   }
@@ -219,7 +213,8 @@ export function register(program: Command, ctx: CliContext): void {
         return;
       }
       (bar as SingleBar | null)?.stop();
-      ctx.stdout.write(opts.json ? `${JSON.stringify(result.report)}\n` : formatReplayReport(result.report));
+      // Nothing could be read at all: the errors alone (an all-zero report would only hide them).
+      if (result.anyInputOpened || result.errors.length === 0) ctx.stdout.write(opts.json ? `${JSON.stringify(result.report)}\n` : formatReplayReport(result.report));
       for (const m of result.errors) err(m);
       if (result.errors.length > 0) ctx.setExit(2);
     });

@@ -43,6 +43,7 @@ import { haFactory } from '../runtime/ha-part.ts';
 import { logEmulatorEvents } from '../runtime/event-log.ts';
 import { statsLine } from '../runtime/stats-line.ts';
 import type { CliContext } from './context.ts';
+import { readConfigText } from './read-file.ts';
 import { SplitSetup } from './split-setup.ts';
 
 /** Options as commander hands them over. */
@@ -169,9 +170,10 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
   let configInput: { yaml: string; source: string } | undefined;
   if (o.config !== undefined) {
     try {
-      configInput = { yaml: readFileSync(o.config, 'utf8'), source: o.config };
+      configInput = { yaml: readConfigText(o.config, 'shelf YAML file'), source: o.config };
     } catch (e) {
-      return fail(`${o.config}:1:1: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      if (e instanceof ConfigError) return fail(e.message);
+      throw e;
     }
     // Checked before the database is opened, so a refused start leaves no new database behind.
     try {

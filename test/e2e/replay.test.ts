@@ -224,6 +224,36 @@ describe('atcasim replay CLI (real bin)', () => {
     }
   });
 
+  it('inputs that cannot be opened at all: only the errors (no all-zero report), fields\' wording for a directory', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'atcasim-replay-'));
+    try {
+      const garbage = join(dir, 'garbage.pcap');
+      writeFileSync(garbage, 'not a capture, just some text\n');
+      const empty = join(dir, 'empty.pcap');
+      writeFileSync(empty, '');
+      const r = bin(['replay', dir, garbage, empty, join(dir, 'nope.pcap')]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.trim().split('\n');
+      expect(lines).toHaveLength(4);
+      expect(lines[0]).toBe(`atcasim replay: ${dir}: is a directory, not a capture file`);
+      expect(lines[1]).toMatch(/garbage\.pcap: capture: magic at offset 0: /);
+      expect(lines[2]).toMatch(/empty\.pcap: capture: magic at offset 0: empty file/);
+      expect(lines[3]).toBe(`atcasim replay: ${join(dir, 'nope.pcap')}: no such file`);
+      const json = bin(['replay', '--json', garbage]);
+      expect(json).toMatchObject({ code: 2, stdout: '' });
+      // fields says the same of a directory (one shared wording)
+      expect(bin(['fields', dir]).stderr).toMatch(/is a directory, not a capture file/);
+      // one readable input among broken ones: its report is printed, the errors too
+      const mixed = bin(['replay', '--json', BUNDLED, garbage]);
+      expect(mixed.code).toBe(2);
+      expect(JSON.parse(mixed.stdout).packets).toBeGreaterThan(0);
+      expect(mixed.stderr).toMatch(/garbage\.pcap: capture: magic/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('is deterministic: the same input gives the same JSON but for timings', () => {
     const run = () => {
       const { report } = runReplay({ files: [BUNDLED, shared('pcap', 'tcpreplay__test.pcap')], loops: 2, sessionCapacity: 16384 });

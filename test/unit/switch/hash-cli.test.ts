@@ -72,7 +72,7 @@ describe('atcasim hash', () => {
       [['--src', '10.0.0.1', '--dst', '10.0.0.2', '--key', '6d5a'.repeat(20)], /--key applies to --alg toeplitz only/],
       [['--src', '10.0.0.1', '--dst', '10.0.0.2', '--alg', 'md5'], /Allowed choices/],
       [['--dst', '10.0.0.2'], /--src/],
-      [['--src', '10.0.0.1', '--dst', '10.0.0.2', '--config', '/nonexistent/shelf.yaml'], /\/nonexistent\/shelf\.yaml:1:1: cannot read/],
+      [['--src', '10.0.0.1', '--dst', '10.0.0.2', '--config', '/nonexistent/shelf.yaml'], /\/nonexistent\/shelf\.yaml:1:1: no such file/],
     ];
     for (const [args, msg] of cases) {
       const r = await cli(...args);

@@ -38,12 +38,13 @@ describe('atcasim config', () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(good, 'shelf: { name: g }\nshelf_managers: { units: { shmc-a: {} } }\nboards: { slot1: { type: hub } }\n');
     writeFileSync(bad, 'shelf: { name: b }\nshelf_managers: { units: { shmc-a: {} } }\nboards:\n  slot1: { type: hub, colour: red }\n');
-    const r = await run('config', 'check', good, bad, join(dir, 'missing.yaml'));
+    const r = await run('config', 'check', good, bad, join(dir, 'missing.yaml'), dir);
     expect(r.code).toBe(2);
     expect(r.out).toMatch(/^.*good\.yaml: ok: shelf "g"/);
     expect(r.err.split('\n').filter(Boolean)).toEqual([
       `${bad}:4:23: boards.slot1: unknown key "colour" (expected one of: type, label, site, hardware_address, inventory, sensors, power, fru_control, device, console, fan, capacity_w, fru_size)`,
-      `${join(dir, 'missing.yaml')}:1:1: cannot read: ENOENT`,
+      `${join(dir, 'missing.yaml')}:1:1: no such file`,
+      `${dir}:1:1: is a directory, not a shelf YAML file`,
     ]);
   });
 
