@@ -44,6 +44,17 @@ export const CC_TEXT: Readonly<Record<number, string>> = {
   0xff: 'unspecified error',
 };
 
+/** Largest magnitude OEM Set Sensor Reading carries (engineering units): a signed 32-bit count of
+ * thousandths (docs/clia.md, oem-protocol.ts 05h). */
+export const OEM_SENSOR_VALUE_MAX = 2147483.647;
+
+/** True when `value` is finite and its thousandths fit a signed 32-bit integer (no wrap on the wire). */
+export function fitsOemSensorValue(value: number): boolean {
+  if (!Number.isFinite(value)) return false;
+  const milli = Math.round(value * 1000);
+  return milli >= -0x80000000 && milli <= 0x7fffffff;
+}
+
 /** The shelf refused a command (non-zero completion code). */
 export class RefusedError extends Error {
   readonly kind = 'refused' as const;
@@ -138,8 +149,14 @@ export class ShelfApi {
     return this.stateCall(`${action} ${fru}`, OemCmd.fault, action === 'inject' ? 1 : 0, kind === 'payload' ? 0 : kind === 'comm' ? 1 : 0xff, fru, true);
   }
 
-  /** OEM Set Sensor Reading (engineering units). */
+  /**
+   * OEM Set Sensor Reading (engineering units, carried as a signed 32-bit count of thousandths).
+   * @throws RangeError when `value` is not finite or does not fit (fitsOemSensorValue) — checked
+   *   before anything is sent, so it never wraps
+   * @throws RefusedError when the shelf refuses (e.g. C9h out_of_range: outside the sensor's range)
+   */
   async sensorValue(fru: string, sensor: string, value: number): Promise<{ raw: number; status: string; value: number }> {
+    if (!fitsOemSensorValue(value)) throw new RangeError(`sensor value ${value} does not fit the OEM command (±${OEM_SENSOR_VALUE_MAX})`);
     const d = await this.oem(`inject sensor ${fru} ${sensor}`, OemCmd.sensorValue, (w) => {
       w.u32le(Math.round(value * 1000) >>> 0);
       putStr(w, fru);

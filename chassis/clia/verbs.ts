@@ -12,11 +12,11 @@
 import { HOT_SWAP_CAUSE, HOT_SWAP_CAUSE_TEXT, M_STATE_NAME, type HotSwapCause, type MState } from '../model/hot-swap.ts';
 import { isSensorRecord, type SdrRecord } from '../sensors/sdr.ts';
 import { describeSelRecord } from '../sensors/sel-text.ts';
-import { rawToValue } from '../sensors/sensor.ts';
+import { rawToValue, representable } from '../sensors/sensor.ts';
 import { UNIT_CODES } from '../sensors/sensor-types.ts';
 import { FRU_FLAG, SHM_FLAG, type OemFruInfo } from '../ipmi/shelf/oem-protocol.ts';
 import { BMC_ADDRESS } from './client.ts';
-import { RefusedError, type ShelfApi } from './shelf-api.ts';
+import { OEM_SENSOR_VALUE_MAX, RefusedError, fitsOemSensorValue, type ShelfApi } from './shelf-api.ts';
 
 /** Bad arguments to a verb (clia exits 2). */
 export class UsageError extends Error {
@@ -132,6 +132,39 @@ function noArgs(args: string[], verb: string): void {
 function sensorValue(rec: SdrRecord, raw: number): { value: number; unit: string } | undefined {
   if (rec.type !== 'full') return undefined;
   return { value: rawToValue(raw, rec.linearization), unit: UNIT_BY_CODE.get(rec.unitCode) ?? 'unspecified' };
+}
+
+/** A decimal number as typed (85, -2.5, 1e3); anything else — '', ' ', 0x10, Infinity — is a UsageError. */
+function parseReading(text: string): number {
+  if (text.trim() === '') throw new UsageError('inject sensor: the value is empty; give a reading in engineering units (e.g. 85 or 11.9)');
+  const v = Number(text);
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(text) || !Number.isFinite(v)) {
+    throw new UsageError(`inject sensor: "${text}" is not a number; give a reading in engineering units (e.g. 85 or 11.9)`);
+  }
+  return v;
+}
+
+/**
+ * Refuses (UsageError) a reading the sensor's SDR conversion cannot represent (IPMI v2.0 §36.3: an
+ * 8-bit raw reading 0..255 through y = (M·x + B·10^Bexp)·10^Rexp, half a count of tolerance) or that
+ * the OEM command cannot carry. A sensor clia cannot find in the SDR repository is left to the
+ * shelf to refuse.
+ */
+async function checkInjectable(api: ShelfApi, fru: OemFruInfo, sensor: string, value: number, text: string): Promise<void> {
+  const owners = fru.kind === 'shmc' ? [BMC_ADDRESS, fru.ipmbAddress] : [fru.ipmbAddress];
+  const byNumber = /^\d+$/.test(sensor) ? Number(sensor) : undefined;
+  const rec = (await api.sdr()).find(
+    (s) => s.type === 'full' && owners.includes(s.ownerId) && (byNumber !== undefined ? s.sensorNumber === byNumber : s.idString === sensor),
+  );
+  if (rec && rec.type === 'full') {
+    const l = rec.linearization;
+    if (!representable(value, l)) {
+      const ends = [rawToValue(0, l), rawToValue(255, l)].sort((a, b) => a - b);
+      const unit = UNIT_BY_CODE.get(rec.unitCode);
+      throw new UsageError(`inject sensor: ${text} is outside the range of ${fru.name} "${rec.idString}": ${ends[0]} to ${ends[1]}${unit && unit !== 'unspecified' ? ` ${unit}` : ''} (8-bit reading)`);
+    }
+  }
+  if (!fitsOemSensorValue(value)) throw new UsageError(`inject sensor: ${text} does not fit the OEM Set Sensor Reading command (±${OEM_SENSOR_VALUE_MAX})`);
 }
 
 async function activation(api: ShelfApi, args: string[], activate: boolean, verb: string): Promise<VerbResult> {
@@ -384,9 +417,9 @@ export const VERBS: Readonly<Record<string, Verb>> = {
       if (args[0] === 'sensor') {
         const { fru, rest } = await oneFru(api, args.slice(1));
         if (rest.length < 2) throw new UsageError('inject sensor FRU SENSOR VALUE');
-        const value = Number(rest[rest.length - 1]);
-        if (!Number.isFinite(value)) throw new UsageError(`inject sensor: "${rest[rest.length - 1]}" is not a number`);
+        const value = parseReading(rest[rest.length - 1]!);
         const sensor = rest.slice(0, -1).join(' ');
+        await checkInjectable(api, fru, sensor, value, rest[rest.length - 1]!);
         const r = await api.sensorValue(fru.name, sensor, value);
         return { text: `${fru.name} "${sensor}": ${r.value} (raw ${r.raw}), status ${r.status}\n`, json: { fru: fru.name, sensor, value: r.value, raw: r.raw, status: r.status } };
       }

@@ -30,6 +30,7 @@ import {
   putStr,
 } from '../shelf/oem-protocol.ts';
 import type { ByteReader } from '../../../board/common/bytes.ts';
+import { rawToValue, representable, valueToRaw } from '../../sensors/sensor.ts';
 import type { ShelfTarget } from '../shelf/target.ts';
 
 type OemHandler = (r: ByteReader, req: IpmiRequest) => Uint8Array;
@@ -99,10 +100,22 @@ export function oemCommands(t: ShelfTarget): CommandDef[] {
       return stateOnly(shelfCall(() => shelf.repair(fru, kind)).state);
     }),
     def(OemCmd.sensorValue, 'atcasim Set Sensor Reading', Privilege.Administrator, (r) => {
-      const milli = r.u32le('value') | 0;
+      const milli = r.u32le('value') | 0; // signed: the wire carries −2147483.648 … 2147483.647
       const fru = shelfCall(() => shelf.resolve(getStr(r, 'fru')));
       const name = getStr(r, 'sensor');
-      const v = shelfCall(() => shelf.setSensorValue(fru, /^\d+$/.test(name) ? Number(name) : name, milli / 1000));
+      const ref = /^\d+$/.test(name) ? Number(name) : name;
+      const value = milli / 1000;
+      // a reading the sensor's 8-bit conversion cannot represent is refused, never clamped
+      const cfg = shelf.fruConfig(fru).sensors.find((s) => (typeof ref === 'number' ? s.number === ref : s.name === ref));
+      if (cfg?.kind === 'threshold') {
+        const l = cfg.linearization;
+        const [lo, hi] = [rawToValue(0, l), rawToValue(255, l)].sort((a, b) => a - b);
+        const shown = rawToValue(valueToRaw(value, l), l);
+        if (!representable(value, l) || Math.abs(Math.round(shown * 1000)) > 0x7fffffff) {
+          throw new ShelfRefusal(CompletionCode.ParameterOutOfRange, 'out_of_range', `${cfg.name}: ${value} is outside the sensor's range ${lo} to ${hi}`);
+        }
+      }
+      const v = shelfCall(() => shelf.setSensorValue(fru, ref, value));
       const w = oemWriter();
       w.u8(v.raw & 0xff).u8(STATUS_CODES.indexOf(v.status));
       w.u32le(Math.round(v.value * 1000) >>> 0);
