@@ -23,7 +23,8 @@
  * (hot-swap.ts HOT_SWAP_CAUSE); sensor status = index in STATUS_CODES; fault action 1 inject / 0
  * repair, kind 0 payload / 1 comm / FFh every fault (repair); handle op 0 open / 1 close; insert op
  * 1 insert / 0 extract. A refused command answers its completion code followed by IANA, str code
- * (the shelf's snake_case reason) and str message.
+ * (the shelf's snake_case reason) and str message. Set Sensor Reading refuses a value the sensor's
+ * 8-bit linearisation cannot represent with C9h `out_of_range` (nothing is clamped).
  */
 import { ByteReader, ByteWriter } from '../../../board/common/bytes.ts';
 import { HA_ROLES, type HaRoleName } from '../../model/events.ts';
