@@ -17,6 +17,7 @@ import { formatReport, junitXml, reportsJson } from '../scenarios/report.ts';
 import { loadScenario, runScenario } from '../scenarios/runner.ts';
 import type { LoadedScenario, ScenarioIo, ScenarioReport } from '../scenarios/runner.ts';
 import type { CliContext } from './context.ts';
+import { readConfigText } from './read-file.ts';
 
 /** The node:fs file access of the scenario runner. */
 export function nodeScenarioIo(): ScenarioIo {
@@ -32,16 +33,10 @@ export function nodeScenarioIo(): ScenarioIo {
 
 /**
  * Reads and checks a scenario file.
- * @throws ConfigError (file:line:column), also for an unreadable file (`file:1:1: cannot read`)
+ * @throws ConfigError (file:line:column), also for an unreadable file (`file:1:1: no such file`)
  */
 export function loadScenarioFile(path: string, io: ScenarioIo = nodeScenarioIo()): LoadedScenario {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new ConfigError(path, 1, 1, `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
-  return loadScenario(text, path, io);
+  return loadScenario(readConfigText(path, 'scenario file'), path, io);
 }
 
 /** Options as commander hands them over. */

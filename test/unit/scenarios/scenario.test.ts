@@ -141,6 +141,10 @@ describe('atcasim scenario (the verb)', () => {
     expect(await runScenarioVerb([ok, bad], {}, { stdout: out, stderr: err, setExit: () => {} })).toBe(2);
     expect(err.text).toMatch(/broken\.yaml:2:10: run_for: "soon" is not a duration/);
     expect(err.text).toMatch(/nothing was run/);
+    const err2 = sink();
+    expect(await runScenarioVerb([join(tmp, 'absent.yaml'), tmp], {}, { stdout: sink(), stderr: err2, setExit: () => {} })).toBe(2);
+    expect(err2.text).toContain(`${join(tmp, 'absent.yaml')}:1:1: no such file\n`);
+    expect(err2.text).toContain(`${tmp}:1:1: is a directory, not a scenario file\n`);
     expect(out.text).toBe('');
   });
 
