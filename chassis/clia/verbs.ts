@@ -102,6 +102,10 @@ export function resolveFru(frus: readonly OemFruInfo[], args: readonly string[])
     if (!f) throw new RefusedError(0xd3, /^(slot|board)/.test(what) ? 'empty_slot' : 'unknown_fru', `${what} is not a FRU of this shelf`);
     return { fru: f, used };
   };
+  // `board abc`: the word after board/shm/fan_tray is what names nothing (not the verb itself)
+  if ((a === 'board' || a === 'shm' || a === 'fan_tray') && args[1] !== undefined && (!Number.isInteger(n) || args[1].trim() === '')) {
+    throw new RefusedError(0xd3, 'unknown_fru', `"${args[1]}" is not a FRU of this shelf (${a} takes a number, e.g. ${a} 3)`);
+  }
   if (a === 'board' && Number.isInteger(n)) return pick(frus.find((f) => f.slot === n), 2, `board ${n}`);
   if (a === 'shm' && Number.isInteger(n)) return pick(frus.find((f) => f.kind === 'shmc' && f.siteNumber === n), 2, `shm ${n}`);
   if (a === 'fan_tray' && Number.isInteger(n)) return pick(frus.find((f) => f.kind === 'fan' && f.siteNumber === n), 2, `fan_tray ${n}`);
