@@ -30,7 +30,10 @@ describe('atcasim start: an admin password for an existing database', () => {
     running.push(second);
     const line = second.lines.find((l) => l.event === 'admin_password_ignored');
     expect(line?.msg).toMatch(/^admin password from --admin-password ignored: the database already has IPMI users \(change it with `ipmitool user set password \d+ NEWPASSWORD` or start over with `atcasim db reset`\)$/);
-    expect(second.stderr()).toContain(`atcasim start: warning: ${line!.msg as string}`);
+    // stderr is another pipe than the stdout the ready line came on: give it a moment
+    const want = `atcasim start: warning: ${line!.msg as string}`;
+    for (const end = Date.now() + 10_000; !second.stderr().includes(want) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+    expect(second.stderr()).toContain(want);
     expect(second.stderr()).not.toContain('another-password-9');
     expect(await second.stop()).toBe(0);
   });
