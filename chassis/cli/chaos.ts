@@ -8,9 +8,9 @@
  * else 0. This file is the I/O edge (the shelf YAML, the output folder).
  */
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { InvalidArgumentError, Option } from 'commander';
+import { accessSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CommandError, ConfigError } from '../../board/common/errors.ts';
 import { parseDuration } from '../config/duration.ts';
@@ -45,6 +45,30 @@ function durationArg(v: string): number {
 }
 
 /**
+ * Why scenario files could not be written to folder `dir` (checked before any schedule runs), or
+ * undefined when they can. The folder itself is created at the first violation; its parent must exist.
+ */
+function checkOutDir(dir: string): string | undefined {
+  if (existsSync(dir)) {
+    if (!statSync(dir).isDirectory()) return 'is not a folder';
+    try {
+      accessSync(dir, constants.W_OK);
+    } catch {
+      return 'permission denied (the folder is not writable)';
+    }
+    return undefined;
+  }
+  const parent = dirname(dir);
+  if (!existsSync(parent) || !statSync(parent).isDirectory()) return 'cannot create it: its folder does not exist';
+  try {
+    accessSync(parent, constants.W_OK);
+  } catch {
+    return `cannot create it: permission denied in ${parent}`;
+  }
+  return undefined;
+}
+
+/**
  * Runs the verb.
  * @returns exit status: 0 no violation, 1 a violation was found, 2 bad options or files
  */
@@ -70,6 +94,11 @@ export async function runChaosVerb(o: ChaosCliOptions, ctx: CliContext): Promise
     return 2;
   }
   const out = resolve(o.out);
+  const outProblem = checkOutDir(out);
+  if (outProblem !== undefined) {
+    ctx.stderr.write(`atcasim chaos: --out ${o.out}: ${outProblem}\n`);
+    return 2;
+  }
   const t0 = performance.now();
   let violations = 0;
   let done = 0;
@@ -108,7 +137,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--seeds <n>', 'number of schedules', intArg('--seeds', 1, 10_000_000), 100)
     .option('--from-seed <s>', 'first seed', intArg('--from-seed', 0, 0xffffffff), 1)
     .option('--faults <list>', `comma list of action names (default: all but interlock-off: ${DEFAULT_CHAOS_FAULTS.join(',')})`)
-    .option('--duration <duration>', 'simulated length of each schedule', durationArg, 60_000)
+    .addOption(new Option('--duration <duration>', 'simulated length of each schedule (5s..1h)').argParser(durationArg).default(60_000, '60s'))
     .option('--config <file>', 'shelf YAML (default: the shipped default shelf)')
     .option('--out <dir>', 'where chaos-SEED.yaml files are written', '.')
     .option('--quiet', 'no progress lines on stderr')

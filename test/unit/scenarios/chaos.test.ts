@@ -16,6 +16,8 @@ import { loadScenarioFile, nodeScenarioIo } from '../../../chassis/cli/scenario.
 import { loadDefaultShelf } from '../../../chassis/io/data-dir.ts';
 import { DEFAULT_CHAOS_FAULTS, drawSchedule, parseFaults, runChaos } from '../../../chassis/scenarios/chaos.ts';
 import { runScenario } from '../../../chassis/scenarios/runner.ts';
+import { runAtcasim } from '../../support/headless.ts';
+import { shared } from '../../support/shared.ts';
 
 const shelf = loadDefaultShelf();
 const tmp = mkdtempSync(join(tmpdir(), 'atcasim-chaos-'));
@@ -101,4 +103,32 @@ describe('chaos', () => {
     expect(code).toBe(2);
     expect(existsSync(join(tmp, 'chaos-11.yaml'))).toBe(false); // nothing written without a violation
   });
+
+  it('--out is checked before anything runs; a binary --config is named, its bytes not echoed', async () => {
+    const run = async (o: Partial<Parameters<typeof runChaosVerb>[0]>) => {
+      const out = sink();
+      const err = sink();
+      const code = await runChaosVerb({ seeds: 1, fromSeed: 1, duration: 10_000, out: tmp, quiet: true, ...o }, { stdout: out, stderr: err, setExit: () => {} });
+      return { code, out: out.text, err: err.text };
+    };
+    const missing = join(tmp, 'no-such-folder', 'findings');
+    expect(await run({ out: missing })).toEqual({ code: 2, out: '', err: `atcasim chaos: --out ${missing}: cannot create it: its folder does not exist\n` });
+    const file = join(tmp, 'a-file');
+    writeFileSync(file, 'x');
+    expect(await run({ out: file })).toEqual({ code: 2, out: '', err: `atcasim chaos: --out ${file}: is not a folder\n` });
+    // a folder that does not exist yet but whose parent does is fine (created at the first violation)
+    expect((await run({ out: join(tmp, 'later') })).code).toBe(0);
+    const pcap = await run({ config: shared('pcap', 'tcpdump__IGMP_V2.pcap') });
+    expect(pcap.code).toBe(2);
+    expect(pcap.err).toMatch(/tcpdump__IGMP_V2\.pcap:\d+:\d+: not a YAML text file/);
+    expect(pcap.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f\ufffd]/);
+  });
+
+  it('--help shows the --duration default as a duration the flag accepts (60s)', async () => {
+    const help = await runAtcasim(['chaos', '--help']);
+    expect(help.stdout).toMatch(/--duration <duration>[^]*?\(default:\s+60s\)/);
+    const r = await runAtcasim(['chaos', '--seeds', '1', '--duration', '60s', '--quiet', '--out', tmp]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  }, 60_000);
 });
