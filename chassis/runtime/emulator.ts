@@ -19,6 +19,7 @@
  * once a second; the LAN server by its UDP edge.
  */
 import type { Clock, TimerId } from '../../board/common/clock.ts';
+import { CommandError } from '../../board/common/errors.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import type { ShelfConfig } from '../config/types.ts';
 import { DataPlane } from '../dataplane/data-plane.ts';
@@ -167,8 +168,9 @@ export class Emulator {
   /**
    * Builds and starts an emulator.
    * @throws ConfigError (bad `--config` or stored YAML: `file:line:column: …`), StoreError (the
-   *   database cannot be used), CommandError (administrator name/password refused by the policy),
-   *   TypeError/RangeError (inconsistent options), and what `ipmi.listen` throws (address in use).
+   *   database cannot be used), CommandError (administrator name/password refused by the policy;
+   *   'no_traffic' when no traffic input yields a packet), TypeError/RangeError (inconsistent
+   *   options), and what `ipmi.listen` throws (address in use).
    *   On a throw, everything started so far is stopped again (the store stays open unless owned).
    */
   static async start(opts: EmulatorOptions): Promise<Emulator> {
@@ -295,7 +297,7 @@ export class Emulator {
       if (problem !== undefined) this.log.error({ category: 'traffic', input: input.name, err: problem }, `capture input ${input.name} left out: ${problem}`);
       return problem === undefined;
     });
-    if (inputs.length === 0) throw new TypeError(`traffic: no capture input yields a packet (${t.inputs.map((i) => i.name).join(', ')})`);
+    if (inputs.length === 0) throw new CommandError('no_traffic', `traffic: no capture input yields a packet (${t.inputs.map((i) => i.name).join(', ')})`);
     const source = new TrafficSource({
       inputs,
       sink: this.dataPlane,

@@ -112,9 +112,10 @@ describe('Emulator in simulated time', () => {
     clock.advance(2000);
     expect(em.sampleTraffic().totals.packets).toBeGreaterThan(5000);
     await em.stop();
-    await expect(Emulator.start(options(new SimClock(), new MemoryStore(), { traffic: { inputs: [bad], label: 'bad', pacing: { mode: 'capture' } } }))).rejects.toThrow(
-      /no capture input yields a packet \(notes\.txt\)/,
-    );
+    const none = Emulator.start(options(new SimClock(), new MemoryStore(), { traffic: { inputs: [bad], label: 'bad', pacing: { mode: 'capture' } } }));
+    // a typed input error (CommandError 'no_traffic'), not a TypeError that front ends show as a crash
+    await expect(none).rejects.toThrow(/no capture input yields a packet \(notes\.txt\)/);
+    await expect(none).rejects.toMatchObject({ name: 'CommandError', code: 'no_traffic' });
   });
 
   it('hot-swap step override', async () => {
