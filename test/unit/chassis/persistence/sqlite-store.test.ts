@@ -142,9 +142,12 @@ describe('SqliteStore refuses files it must not use, and leaves them untouched',
     const f = fresh();
     const s = SqliteStore.open(f);
     s.putConfig({ yaml: 'shelf: {}', source: 'x.yaml', storedAt: 5 });
-    const dest = join(dir, 'backups', 'copy.db');
+    // the folder is not created (the CLI refuses a missing one up front)
+    await expect(s.backup(join(dir, 'backups', 'copy.db'))).rejects.toMatchObject({ code: 'ENOENT' });
+    const dest = join(dir, 'backup-copy.db');
     await s.backup(dest);
     s.close();
+    expect(statSync(dest).mode & 0o777).toBe(0o600); // it holds the IPMI passwords, like the database
     const b = SqliteStore.open(dest);
     expect(b.getConfig()).toEqual({ yaml: 'shelf: {}', source: 'x.yaml', storedAt: 5 });
     expect(b.integrityCheck()).toEqual(['ok']);
