@@ -168,9 +168,13 @@ describe('OEM commands', () => {
     const f = r.call(0x20, OEM, OemCmd.fault, oemData((w) => (w.u8(1), w.u8(0), putStr(w, '4'))));
     expect(f.data.slice(3)).toEqual([6]);
     expect(r.call(0x20, OEM, OemCmd.fault, oemData((w) => (w.u8(0), w.u8(0xff), putStr(w, 'slot4')))).cc).toBe(0);
-    const s = r.call(0x20, OEM, OemCmd.sensorValue, oemData((w) => (w.u32le(-5500 >>> 0), putStr(w, 'slot3'), putStr(w, 'Node3 12V'))));
+    // -5.5 V is below what the 0 … 25.5 V sensor reads: C9h out_of_range, not clamped to 0
+    const low = r.call(0x20, OEM, OemCmd.sensorValue, oemData((w) => (w.u32le(-5500 >>> 0), putStr(w, 'slot3'), putStr(w, 'Node3 12V'))));
+    expect(low.cc).toBe(0xc9);
+    expect(r.shelf.sensor('slot3', 'Node3 12V').status).toBe('ok');
+    // -0.04 V (signed on the wire) is within half a count of raw 0 (0 V), below LC → status "cr" (code 2), value 0
+    const s = r.call(0x20, OEM, OemCmd.sensorValue, oemData((w) => (w.u32le(-40 >>> 0), putStr(w, 'slot3'), putStr(w, 'Node3 12V'))));
     expect(s.cc).toBe(0);
-    // -5.5 V: the raw reading bottoms out at 0 (0 V), below LC → status "cr" (code 2), value 0
     expect(s.data.slice(3)).toEqual([0, 2, 0, 0, 0, 0]);
     expect(r.shelf.sensor('slot3', 'Node3 12V').status).toBe('cr');
     const up = r.call(0x20, OEM, OemCmd.sensorValue, oemData((w) => (w.u32le(12_400), putStr(w, 'slot3'), putStr(w, 'Node3 12V'))));
