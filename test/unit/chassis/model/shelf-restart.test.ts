@@ -70,6 +70,22 @@ describe('restart from the database', () => {
     (b.store as SqliteStore).close();
   });
 
+  it('thresholds stored out of order (by a build that let Set Sensor Thresholds invert them) are dropped at load', () => {
+    const file = dbFile();
+    const a = rig({ store: SqliteStore.open(file) });
+    a.shelf.setSensorThresholds('slot3', 'Node3 Temp', { unc: 75 });
+    const [row] = a.store.listThresholds().filter((t) => t.fru === 'slot3');
+    // what the old build stored for `sensor thresh 'Node3 Temp' upper 95 85 75`
+    a.store.putThresholds({ ...row!, values: { ...row!.values, unc: 95, uc: 85, unr: 75 } });
+    (a.store as SqliteStore).db.close();
+
+    const b = rig({ store: SqliteStore.open(file) });
+    expect(b.shelf.sensor('slot3', 'Node3 Temp').thresholds).toEqual({ unc: 70, uc: 80, unr: 90 });
+    expect(b.store.listThresholds().filter((t) => t.fru === 'slot3')).toEqual([]);
+    b.shelf.close();
+    (b.store as SqliteStore).close();
+  });
+
   it('chassis power state and the POH counter persist', () => {
     const file = dbFile();
     const a = rig({ store: SqliteStore.open(file) });
