@@ -10,18 +10,10 @@
  * its TUI (or headless) and starts both ShMCs itself (both through split-setup.ts).
  */
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
-import { parseDuration } from '../config/duration.ts';
+import { Option } from 'commander';
 import { parseLoopbackHostPort } from '../split/shmc-flags.ts';
 import type { CliContext } from './context.ts';
-import { runStart, type StartOptions } from './start.ts';
-
-function intArg(name: string, min: number, max: number) {
-  return (v: string): number => {
-    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new InvalidArgumentError(`${name} must be an integer ${min}..${max}`);
-    return Number(v);
-  };
-}
+import { durationArg, intArg, runStart, type StartOptions } from './start.ts';
 
 /** Registers the verb. */
 export function register(program: Command, ctx: CliContext): void {
@@ -35,11 +27,11 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--admin-password <pw>', 'first start: IPMI administrator password')
     .option('--rate <pps>', 'replay at this many packets/s (default: paced to the capture)', (v) => Number(v))
     .option('--session-capacity <n>', 'session-table entries per processor board', intArg('--session-capacity', 1, 1 << 26))
-    .option('--stats-interval <duration>', 'time between stats lines', (v) => {
-      const ms = parseDuration(v);
-      if (ms === undefined || ms < 100) throw new InvalidArgumentError(`--stats-interval: "${v}" is not a duration ≥ 100 ms`);
-      return ms;
-    }, 5000)
+    .addOption(
+      new Option('--stats-interval <duration>', 'time between stats lines (250ms, 5s; a bare number is seconds)')
+        .argParser(durationArg('--stats-interval', 100))
+        .default(5000, '5s'),
+    )
     .action(async (o: { listen: string; db?: string; config?: string; ipmiPort?: number; adminPassword?: string; rate?: number; sessionCapacity?: number; statsInterval: number }) => {
       let listen: { host: string; port: number };
       try {

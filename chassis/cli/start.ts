@@ -76,14 +76,19 @@ export interface StartOptions {
   splitSpawn?: boolean;
 }
 
-function intArg(name: string, min: number, max: number) {
+/** A commander argument parser for an integer flag in [min, max]. @throws InvalidArgumentError otherwise */
+export function intArg(name: string, min: number, max: number): (v: string) => number {
   return (v: string): number => {
     if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new InvalidArgumentError(`${name} must be an integer ${min}..${max}`);
     return Number(v);
   };
 }
 
-function durationArg(name: string, min: number) {
+/**
+ * A commander argument parser for a duration flag: "250ms", "1.5s", "2m", or a bare number of
+ * seconds; returns ms. @throws InvalidArgumentError below `min` ms or unparsable
+ */
+export function durationArg(name: string, min: number): (v: string) => number {
   return (v: string): number => {
     const ms = parseDuration(v) ?? (/^\d+(\.\d+)?$/.test(v) ? Number(v) * 1000 : undefined);
     if (ms === undefined || ms < min) throw new InvalidArgumentError(`${name}: "${v}" is not a duration ≥ ${min} ms (write 250ms, 1.5s, 2m)`);
