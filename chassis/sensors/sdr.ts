@@ -29,9 +29,12 @@ export const SDR_ID_MAX = 16;
 /** Get SDR: next record ID after the last record. */
 export const SDR_LAST = 0xffff;
 
-/** Full sensor record (01h) fields. Masks are the 16-bit words of bytes 15–20. */
-export interface FullSensorRecord {
-  type: 'full';
+/**
+ * Fields every sensor record (full 01h, compact 02h, event-only 03h) shares: the record key
+ * (IPMI v2.0 Tables 43-1..43-3, bytes 1–10 of the body: owner, LUN/channel, sensor number, entity),
+ * the sensor and event/reading types, the OEM byte and the ID string.
+ */
+export interface SensorRecordBase {
   recordId: number;
   ownerId: number;
   ownerLun: number;
@@ -39,12 +42,18 @@ export interface FullSensorRecord {
   sensorNumber: number;
   entityId: number;
   entityInstance: number;
+  sensorType: number;
+  readingType: number;
+  oem: number;
+  idString: string;
+}
+
+/** The threshold/analog part full and compact records share (bytes 11–23). */
+export interface ReadingSensorFields {
   /** Byte 11 sensor initialisation. */
   init: number;
   /** Byte 12 sensor capabilities. */
   capabilities: number;
-  sensorType: number;
-  readingType: number;
   /** Assertion event mask / lower threshold reading mask. */
   assertionMask: number;
   /** Deassertion event mask / upper threshold reading mask. */
@@ -55,6 +64,12 @@ export interface FullSensorRecord {
   units1: number;
   unitCode: number;
   modifierUnitCode: number;
+  hysteresis: { positive: number; negative: number };
+}
+
+/** Full sensor record (01h) fields. Masks are the 16-bit words of bytes 15–20. */
+export interface FullSensorRecord extends SensorRecordBase, ReadingSensorFields {
+  type: 'full';
   /** Byte 24: 00h linear. */
   linearizationType: number;
   linearization: Linearization;
@@ -71,58 +86,24 @@ export interface FullSensorRecord {
   sensorMinRaw: number;
   /** Raw thresholds (0 when not used; the readable mask says which are). */
   thresholds: Record<ThresholdName, number>;
-  hysteresis: { positive: number; negative: number };
-  oem: number;
-  idString: string;
 }
 
 /** Compact sensor record (02h) fields. */
-export interface CompactSensorRecord {
+export interface CompactSensorRecord extends SensorRecordBase, ReadingSensorFields {
   type: 'compact';
-  recordId: number;
-  ownerId: number;
-  ownerLun: number;
-  channel: number;
-  sensorNumber: number;
-  entityId: number;
-  entityInstance: number;
-  init: number;
-  capabilities: number;
-  sensorType: number;
-  readingType: number;
-  assertionMask: number;
-  deassertionMask: number;
-  readingMask: number;
-  units1: number;
-  unitCode: number;
-  modifierUnitCode: number;
   /** Byte 24: b7:6 direction, b5:4 ID string instance modifier type, b3:0 share count. */
   sharing: number;
   /** Byte 25: b7 entity instance increments, b6:0 ID string instance modifier offset. */
   instanceSharing: number;
-  hysteresis: { positive: number; negative: number };
-  oem: number;
-  idString: string;
 }
 
 /** Event-only sensor record (03h, IPMI v2.0 Table 43-3) fields: no reading, no thresholds. */
-export interface EventOnlySensorRecord {
+export interface EventOnlySensorRecord extends SensorRecordBase {
   type: 'event-only';
-  recordId: number;
-  ownerId: number;
-  ownerLun: number;
-  channel: number;
-  sensorNumber: number;
-  entityId: number;
-  entityInstance: number;
-  sensorType: number;
-  readingType: number;
   /** Byte 13: b7:6 direction, b5:4 ID string instance modifier type, b3:0 share count. */
   sharing: number;
   /** Byte 14: b7 entity instance increments, b6:0 ID string instance modifier offset. */
   instanceSharing: number;
-  oem: number;
-  idString: string;
 }
 
 /** FRU device locator (11h) fields. */
