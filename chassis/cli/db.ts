@@ -95,10 +95,17 @@ export function register(program: Command, ctx: CliContext): void {
         ctx.stderr.write(`atcasim db backup: ${dest}: ${why}\n`);
         ctx.setExit(2);
       };
-      // Checked before the database is opened: nothing is created for a refused backup.
+      // Checked before the database is opened: nothing is created or changed for a refused backup.
+      if (dest.trim() === '') return refuse('an empty file name; give the backup file to write');
       if (!existsSync(dirname(target)) || !statSync(dirname(target)).isDirectory()) return refuse('cannot create it: its folder does not exist');
       if (existsSync(target) && statSync(target).isDirectory()) return refuse('is a directory');
+      // a device, FIFO or socket is never chmod-ed or overwritten (the copy is made 0600)
+      if (existsSync(target) && !statSync(target).isFile()) return refuse('is not a regular file (a device, FIFO or socket); give a file path');
       if (existsSync(target) && existsSync(file) && sameFile(target, file)) return refuse(`is the database itself (${file}); give another file`);
+      for (const side of ['-wal', '-shm', '-journal']) {
+        const f = file + side;
+        if (target === f || (existsSync(target) && existsSync(f) && sameFile(target, f))) return refuse(`is the database's own ${side.slice(1)} file (${f}); give another file`);
+      }
       let store: SqliteStore | undefined;
       try {
         store = SqliteStore.open(file, { mustExist: true });

@@ -346,10 +346,12 @@ export class SqliteStore implements Store {
    * Online backup to `dest` with better-sqlite3's backup API (consistent while in use). The copy
    * holds the IPMI passwords in clear text (RAKP needs them), so it is made readable by its owner
    * only (mode 0600, like the database); an existing `dest` is overwritten and set to 0600.
-   * @throws node:fs errors when `dest` cannot be created (its folder is not created here)
+   * @throws StoreError('io') when `dest` exists and is not a regular file (nothing is changed);
+   *   node:fs errors when `dest` cannot be created (its folder is not created here)
    */
   async backup(dest: string): Promise<void> {
     this.live();
+    if (existsSync(dest) && !statSync(dest).isFile()) throw new StoreError('io', dest, 'is not a regular file; a backup is written to a file only');
     closeSync(openSync(dest, 'a', 0o600));
     chmodSync(dest, 0o600);
     await this.db.backup(dest);

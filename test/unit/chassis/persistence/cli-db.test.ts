@@ -1,5 +1,6 @@
 // `atcasim db info | backup | reset`: the user's way in and out of the database.
 import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +93,24 @@ describe('atcasim db', () => {
     expect((await run('db', 'backup', link, '--db', f)).err).toMatch(/is the database itself/);
     expect(readFileSync(f).equals(before)).toBe(true);
     expect((await run('db', 'backup', dir, '--db', f)).err).toMatch(/is a directory/);
+  });
+
+  it('backup refuses, changing nothing, a FIFO or device, the database\'s own WAL file and an empty name', async () => {
+    const f = makeDb('special.db');
+    const fifo = join(dir, 'a-fifo');
+    execFileSync('mkfifo', ['-m', '0644', fifo]);
+    const r = await run('db', 'backup', fifo, '--db', f);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`atcasim db backup: ${fifo}: is not a regular file (a device, FIFO or socket); give a file path\n`);
+    expect(statSync(fifo).mode & 0o777).toBe(0o644); // not chmod-ed
+    const nullMode = statSync('/dev/null').mode;
+    expect((await run('db', 'backup', '/dev/null', '--db', f)).err).toMatch(/is not a regular file/);
+    expect(statSync('/dev/null').mode).toBe(nullMode);
+    const wal = `${f}-wal`;
+    const w = await run('db', 'backup', wal, '--db', f);
+    expect(w.code).toBe(2);
+    expect(w.err).toMatch(/is the database's own wal file/);
+    expect((await run('db', 'backup', '', '--db', f)).err).toMatch(/an empty file name/);
   });
 
   it('--db naming a directory: one-line message, exit 2 (info, backup, reset)', async () => {
