@@ -151,6 +151,14 @@ export class SplitShelf {
   stalls = 0;
   /** IDs of SEL records logged while no loaded active ShMC existed (see the module header). */
   private readonly pendingSel = new Set<number>();
+  /**
+   * ShMCs whose database is known, in this shelf process's lifetime, to miss management changes: a
+   * change went to the active ShMC while this one was not its hot standby (down, booting, catching
+   * up). Its `stateload` would drop what the other one acknowledged, so it is refused and the ShMC
+   * seeded from the shelf instead. Cleared when the ShMC reports standby.hot (caught up) or is
+   * seeded.
+   */
+  private readonly stale = new Set<ShmcNode>();
   /** Thresholds (FRU#number) changed while no loaded active ShMC existed. */
   private readonly pendingThresholds = new Set<string>();
   /** What the last load did. */
@@ -183,20 +191,33 @@ export class SplitShelf {
     this.shelf = shelf;
     this.unsubs.push(shelf.on('sel.added', (e) => {
       const active = this.loadedActive();
-      if (active) active.conn.send({ t: 'sel', id: e.record.recordId, data: Buffer.from(encodeSelRecord(e.record)).toString('base64') });
-      else this.pendingSel.add(e.record.recordId);
+      if (active) {
+        active.conn.send({ t: 'sel', id: e.record.recordId, data: Buffer.from(encodeSelRecord(e.record)).toString('base64') });
+        this.changeSent(active);
+      } else this.pendingSel.add(e.record.recordId);
     }));
     this.unsubs.push(shelf.on('sel.deleted', (e) => {
       this.pendingSel.delete(e.recordId);
-      this.loadedActive()?.conn.send({ t: 'seldel', id: e.recordId });
+      const active = this.loadedActive();
+      if (active) {
+        active.conn.send({ t: 'seldel', id: e.recordId });
+        this.changeSent(active);
+      }
     }));
     this.unsubs.push(shelf.on('sel.cleared', () => {
       this.pendingSel.clear();
-      this.loadedActive()?.conn.send({ t: 'selclear' });
+      const active = this.loadedActive();
+      if (active) {
+        active.conn.send({ t: 'selclear' });
+        this.changeSent(active);
+      }
     }));
     this.unsubs.push(shelf.on('sensor.thresholds', (e) => {
       const active = this.loadedActive();
-      if (active) this.sendThresholds(active, e.fru, e.number);
+      if (active) {
+        this.sendThresholds(active, e.fru, e.number);
+        this.changeSent(active);
+      }
       else this.pendingThresholds.add(`${e.fru}#${e.number}`);
     }));
   }
@@ -275,6 +296,14 @@ export class SplitShelf {
         if (l.refuseLoad) {
           // the rest of a refused stateload
           if (m.done) l.refuseLoad = false;
+          return;
+        }
+        if (!l.load && this.stale.has(node)) {
+          // its database misses changes the other ShMC acknowledged while this one was not its hot
+          // standby: loading it would drop them
+          this.p.log.warn({ category: 'stateload', node }, `${node}: its database misses management changes acknowledged while it was not the hot standby: stateload refused, seeded from the shelf`);
+          l.refuseLoad = !m.done;
+          this.seed(l);
           return;
         }
         l.load ??= { sel: [], state: [] };
@@ -451,6 +480,7 @@ export class SplitShelf {
     }
     l.role = role as HaRoleName;
     l.epoch = epoch;
+    if (role === 'standby.hot') this.stale.delete(l.reg.node);
     // Out of the active role its load ends: an activation later loads (or is seeded) again first.
     if (role !== 'active') l.loaded = false;
     this.display(l.reg.node, role as HaRoleName, epoch);
@@ -475,6 +505,12 @@ export class SplitShelf {
   private loadedActive(): Live | undefined {
     const l = this.activeLive();
     return l?.loaded ? l : undefined;
+  }
+
+  /** A management change went to `to`: its peer misses it unless it is the hot standby. */
+  private changeSent(to: Live): void {
+    const peer: ShmcNode = to.reg.node === 'shmc-a' ? 'shmc-b' : 'shmc-a';
+    if (this.live.get(peer)?.role !== 'standby.hot') this.stale.add(peer);
   }
 
   /**
@@ -549,6 +585,8 @@ export class SplitShelf {
   private seed(l: Live): void {
     this.sendAllSel(l);
     l.conn.send({ t: 'stateend' });
+    this.stale.delete(l.reg.node);
+    this.changeSent(l);
     l.loaded = true;
     this.pendingSel.clear();
     this.pendingThresholds.clear();
@@ -557,6 +595,7 @@ export class SplitShelf {
   /** The ShMC is loaded: the pending records and thresholds go to it, then every change. */
   private finishLoad(l: Live): void {
     l.loaded = true;
+    this.changeSent(l); // the load may have changed the shelf's state: a peer not hot misses it
     if (this.shelf) {
       for (const r of this.shelf.selRecords()) {
         if (this.pendingSel.has(r.recordId)) l.conn.send({ t: 'sel', id: r.recordId, data: Buffer.from(encodeSelRecord(r)).toString('base64') });
@@ -664,6 +703,7 @@ export class SplitShelf {
       if (this.sentUsers.get(u.id) === data) continue;
       this.sentUsers.set(u.id, data);
       l.conn.send({ t: 'user', id: u.id, data });
+      this.changeSent(l);
     }
   }
 

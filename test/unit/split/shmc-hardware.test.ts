@@ -9,6 +9,8 @@ import { nullLogger } from '../../../board/common/logger.ts';
 import { SimClock } from '../../../board/common/sim-clock.ts';
 import { TimeoutAction } from '../../../chassis/ha/watchdog.ts';
 import type { ToShmc } from '../../../chassis/split/bus-codec.ts';
+import type { Shelf } from '../../../chassis/model/shelf.ts';
+import { encodeSelRecord, type SelRecord } from '../../../chassis/sensors/sel.ts';
 import { resetDecision, ShmcHardware } from '../../../chassis/split/shmc-hardware.ts';
 import { shmcArgv } from '../../../chassis/split/shmc-flags.ts';
 import { SplitShelf, type BusConnection, type ShmcRegistration } from '../../../chassis/split/split-shelf.ts';
@@ -187,6 +189,88 @@ describe('SplitShelf', () => {
     split.onMessage(a, { t: 'stateload', sel: [{ id: 1, data: 'AAAA' }], state: [], done: true });
     expect(a.sent.filter((m) => m.t === 'stateend')).toHaveLength(1);
     expect(split.lastLoad).toBeUndefined();
+    split.stop();
+  });
+  it('double fault: a ShMC that missed changes while it was not the hot standby may not load its stale copy over them (it is seeded from the shelf)', () => {
+    const { split } = setup();
+    // the shelf's SEL, as far as the split side sees it
+    const subs = new Map<string, (e: unknown) => void>();
+    const recs = new Map<number, SelRecord>();
+    let nextId = 1;
+    const rec = (id: number): SelRecord => ({ recordId: id, recordType: 2, timestamp: 1000 + id, generatorId: 0x20, evmRev: 4, sensorType: 0xf0, sensorNumber: 1, eventDirType: 0x6f, eventData: [0, 0, 0] });
+    const log = (): number => {
+      const r = rec(nextId++);
+      recs.set(r.recordId, r);
+      subs.get('sel.added')?.({ record: r });
+      return r.recordId;
+    };
+    const shelf = {
+      on: (ev: string, cb: (e: unknown) => void) => {
+        subs.set(ev, cb);
+        return () => subs.delete(ev);
+      },
+      setRole: () => {},
+      selRecords: () => [...recs.values()],
+      fruNames: () => [],
+      sensors: () => [],
+      reserveSel: () => 0,
+      deleteSel: (id: number) => {
+        recs.delete(id);
+        subs.get('sel.deleted')?.({ recordId: id });
+      },
+      addSelEntry: (r: SelRecord) => {
+        const x = { ...r, recordId: nextId++ };
+        recs.set(x.recordId, x);
+        return x;
+      },
+    };
+    split.attachShelf(shelf as unknown as Shelf);
+    const selOf = (c: ReturnType<typeof fakeConn>) => c.sent.filter((m) => m.t === 'sel').map((m) => (m as Extract<ToShmc, { t: 'sel' }>).id);
+    const up = (c: ReturnType<typeof fakeConn>, node: 'shmc-a' | 'shmc-b', pid: number) => {
+      split.onMessage(c, { t: 'hello', node, pid, argv: argvOf(node === 'shmc-a' ? 'a' : 'b') });
+      split.onMessage(c, { t: 'healthy', on: true });
+    };
+    const activate = (c: ReturnType<typeof fakeConn>, epoch: number, sel: number[]) => {
+      split.onMessage(c, { t: 'claim', epoch });
+      expect(c.sent.at(-1)).toEqual({ t: 'claimed', ok: true, epoch });
+      split.onMessage(c, { t: 'role', role: 'active', epoch });
+      split.onMessage(c, { t: 'stateload', sel: sel.map((id) => ({ id, data: Buffer.from(encodeSelRecord(recs.get(id) ?? rec(id))).toString('base64') })), state: [], done: true });
+    };
+    // a active with b hot: records 1, 2 go to a (and, mirrored, to b)
+    const a = fakeConn('a');
+    const b = fakeConn('b');
+    up(a, 'shmc-a', 11);
+    up(b, 'shmc-b', 22);
+    activate(a, 1, []);
+    split.onMessage(b, { t: 'role', role: 'standby.hot', epoch: 1 });
+    const r1 = log();
+    const r2 = log();
+    expect(selOf(a)).toEqual([r1, r2]);
+    // kill -9 a: b (hot, holds 1 and 2) takes over and loads its copy — accepted
+    split.onClose(a);
+    activate(b, 2, [r1, r2]);
+    expect(split.lastLoad).toMatchObject({ node: 'shmc-b', kept: 2, dropped: 0 });
+    // b acknowledges record 3 while a is down; a restarts (its database holds 1, 2 only) …
+    const r3 = log();
+    expect(selOf(b)).toContain(r3);
+    const a2 = fakeConn('a2');
+    up(a2, 'shmc-a', 33);
+    split.onMessage(a2, { t: 'role', role: 'standby.ready', epoch: 2 });
+    // … and b is killed before a caught up: a's load would drop record 3 — refused, a is seeded
+    split.onClose(b);
+    split.lastLoad = undefined;
+    activate(a2, 3, [r1, r2]);
+    expect(split.lastLoad).toBeUndefined();
+    expect(recs.has(r3)).toBe(true);
+    expect(a2.sent.filter((m) => m.t === 'stateend')).toHaveLength(1);
+    expect(selOf(a2)).toEqual(expect.arrayContaining([r1, r2, r3]));
+    // control: once a ShMC has caught up (standby.hot) its copy is trusted again
+    const b2 = fakeConn('b2');
+    up(b2, 'shmc-b', 44);
+    split.onMessage(b2, { t: 'role', role: 'standby.hot', epoch: 3 });
+    split.onClose(a2);
+    activate(b2, 4, [r1, r2, r3]);
+    expect(split.lastLoad).toMatchObject({ node: 'shmc-b', kept: 3, dropped: 0 });
     split.stop();
   });
 });
