@@ -107,7 +107,9 @@ export class SplitSetup {
     const peer = { a: await freePort('udp'), b: await freePort('udp') };
     this.maint['shmc-a'] = await freePort('tcp');
     this.maint['shmc-b'] = await freePort('tcp');
-    const pw = this.o.adminPassword ?? randomBytes(8).toString('hex');
+    // the administrator of record (a password given for a database that already has one is not
+    // applied, and start says so: the ShMCs must not use it either)
+    const pw = this.split.administratorPassword(this.o.adminPassword) ?? this.o.adminPassword ?? randomBytes(8).toString('hex');
     for (const n of ['a', 'b'] as const) {
       const other = n === 'a' ? 'b' : 'a';
       const argv = shmcArgv({

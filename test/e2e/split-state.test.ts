@@ -131,9 +131,14 @@ describe('split shelf: the active ShMC\'s database is the source of the manageme
     expect(ghosts.length).toBeGreaterThanOrEqual(1);
     expect(await emu.stop('SIGTERM', 30_000)).toBe(0);
 
-    // 3. split again: the first active loads the shelf from its own database
-    emu = await startHeadless({ dir, db, args: ['--split'], readyTimeoutMs: 90_000 });
+    // 3. split again: the first active loads the shelf from its own database. A password given now
+    // is not applied (the database has an administrator) — and the ShMCs use the one of record too.
+    emu = await startHeadless({ dir, db, args: ['--split'], readyTimeoutMs: 90_000, adminPassword: 'Ignored-pw-77' });
     const r3 = await pairReady(emu);
+    for (const n of ['shmc-a', 'shmc-b'] as const) {
+      expect(await maintRequest('127.0.0.1', maintPorts(emu)[n], { op: 'block-heartbeats', on: false, password: 'Ignored-pw-77' }, 2000)).toMatchObject({ error: { code: 'denied' } });
+      expect(await maintRequest('127.0.0.1', maintPorts(emu)[n], { op: 'block-heartbeats', on: false, password: TEST_ADMIN.password }, 2000)).toMatchObject({ ok: true });
+    }
     expect(r3.a.activations.at(-1)!.source).toBe('stateload');
     await waitFor(async () => (loads(emu!).length > 0 ? true : undefined), 10_000, 'the shelf\'s stateload log line');
     const first = loads(emu)[0]!;
