@@ -17,14 +17,24 @@ import { formatReport, junitXml, reportsJson } from '../scenarios/report.ts';
 import { loadScenario, runScenario } from '../scenarios/runner.ts';
 import type { LoadedScenario, ScenarioIo, ScenarioReport } from '../scenarios/runner.ts';
 import type { CliContext } from './context.ts';
-import { readConfigText } from './read-file.ts';
+import { fileErrorText, readConfigText } from './read-file.ts';
+
+/** Runs a file read; a failure becomes an Error whose message is the shared wording. */
+function readWorded<T>(path: string, what: string, read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    throw new Error(fileErrorText(e, what));
+  }
+}
 
 /** The node:fs file access of the scenario runner. */
 export function nodeScenarioIo(): ScenarioIo {
   let bundled: Uint8Array | undefined;
   return {
-    readText: (p) => readFileSync(p, 'utf8'),
-    readBytes: (p) => readFileSync(p),
+    // errors worded like every other verb's ("no such file", "is a directory, not a …")
+    readText: (p) => readWorded(p, 'shelf YAML file', () => readFileSync(p, 'utf8')),
+    readBytes: (p) => readWorded(p, 'capture file', () => readFileSync(p)),
     defaultShelfYaml: () => readDefaultShelfYaml(),
     bundledCapture: () => (bundled ??= readFileSync(BUNDLED_CAPTURE_PATH)),
     resolve: (file, rel) => (isAbsolute(rel) ? rel : resolve(dirname(file), rel)),

@@ -98,7 +98,7 @@ export function loadScenario(text: string, file: string, io: ScenarioIo): Loaded
     try {
       shelfYaml = io.readText(scenario.shelf);
     } catch (e) {
-      throw new ConfigError(file, 1, 1, `shelf: cannot read ${scenario.shelf}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+      throw new ConfigError(file, 1, 1, `shelf: cannot read ${scenario.shelf}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message ?? String(e)}`);
     }
     shelfSource = scenario.shelf;
   }
@@ -113,7 +113,7 @@ export function loadScenario(text: string, file: string, io: ScenarioIo): Loaded
     try {
       bytes = io.readBytes(path);
     } catch (e) {
-      throw new ConfigError(file, p.line, p.col, `traffic.pcap: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+      throw new ConfigError(file, p.line, p.col, `traffic.pcap: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message ?? String(e)}`);
     }
     const scan = scanCapture(bytes);
     // The emulator loops its traffic for ever: an input without a single packet is refused here
