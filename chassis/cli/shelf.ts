@@ -49,6 +49,7 @@ export function register(program: Command, ctx: CliContext): void {
         split: true,
         splitListen: listen,
         splitSpawn: false,
+        verb: 'shelf',
         ...(o.db !== undefined ? { db: o.db } : {}),
         ...(o.config !== undefined ? { config: o.config } : {}),
         ...(o.ipmiPort !== undefined ? { ipmiPort: o.ipmiPort } : {}),

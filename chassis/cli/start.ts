@@ -74,6 +74,8 @@ export interface StartOptions {
   splitListen?: { host: string; port: number };
   /** Split: start both shmc processes [true]; `atcasim shelf` waits for the user's instead. */
   splitSpawn?: boolean;
+  /** The verb named in error and warning lines ["start"; `atcasim shelf` passes "shelf"]. */
+  verb?: string;
 }
 
 /** A commander argument parser for an integer flag in [min, max]. @throws InvalidArgumentError otherwise */
@@ -164,8 +166,9 @@ function fileInput(path: string): TrafficInput {
  * @returns the exit status (0 clean shutdown, 2 start-up error)
  */
 export async function runStart(o: StartOptions, ctx: CliContext): Promise<number> {
+  const me = `atcasim ${o.verb ?? 'start'}`;
   const fail = (msg: string): number => {
-    ctx.stderr.write(`atcasim start: ${msg}\n`);
+    ctx.stderr.write(`${me}: ${msg}\n`);
     return 2;
   };
   if (o.stdinCommands && !o.headless) return fail('--stdin-commands needs --headless (the TUI owns the terminal)');
@@ -316,7 +319,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
     // A password given for an existing database is not applied (never silently): say so — on
     // stderr headless, on the TUI's message line otherwise — and in the log.
     adminNote = em.admin.ignored;
-    if (o.headless) ctx.stderr.write(`atcasim start: warning: ${adminNote}\n`);
+    if (o.headless) ctx.stderr.write(`${me}: warning: ${adminNote}\n`);
     events.warn({ event: 'admin_password_ignored' }, adminNote);
   }
   const unlog = logEmulatorEvents(em, log);
@@ -354,7 +357,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
       tui?.destroy();
       tui = undefined;
       log.error({ category: 'internal', err: e.stack ?? String(e) }, 'internal error; shutting down');
-      ctx.stderr.write(`atcasim start: internal error: ${e.stack ?? String(e)}\n`);
+      ctx.stderr.write(`${me}: internal error: ${e.stack ?? String(e)}\n`);
       shutdown('internal-error');
     };
     process.on('uncaughtException', onCrash);
