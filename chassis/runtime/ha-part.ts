@@ -202,12 +202,12 @@ export class EmulatorHa implements HaPart {
    *   in reset or booting (its software has not armed its watchdog: nothing would end the hang)
    */
   hang(node: string): void {
-    this.fabric.perform({ op: 'hang', node: this.haNode(node) });
+    this.fabric.perform({ op: 'hang', node: this.haNode(node, 'hang') });
   }
 
   /** Ends a hang, pause or control stall. @throws CommandError('not_ha_node') */
   heal(node: string): void {
-    this.fabric.perform({ op: 'heal', node: this.haNode(node) });
+    this.fabric.perform({ op: 'heal', node: this.haNode(node, 'hang') });
   }
 
   status(): readonly HaMemberView[] {
@@ -299,9 +299,13 @@ export class EmulatorHa implements HaPart {
     return this.fabric.pairOfNode(node).shares.slice();
   }
 
-  private haNode(name: string): string {
+  /** @param op 'hang' when the caller hangs or heals the node (the message names what can be hung) */
+  private haNode(name: string, op?: 'hang'): string {
     const n = this.shelf.resolve(name);
-    if (!this.fabric.hasNode(n)) throw new CommandError('not_ha_node', `${n} is not a member of a redundant pair`);
+    if (!this.fabric.hasNode(n)) {
+      if (op === 'hang') throw new CommandError('not_ha_node', `${n} runs no HA software to hang (a ShMC or a processor board in an HA pair can be hung)`);
+      throw new CommandError('not_ha_node', `${n} is not a member of a redundant pair`);
+    }
     return n;
   }
 

@@ -130,7 +130,7 @@ describe('atcasim start --headless', () => {
     await e.waitFor((l) => l.event === 'hotswap' && l.fru === 'slot4' && l.to === 'M1', 15_000, 'slot4 in M1');
     expect(await e.send('fault slot9')).toMatchObject({ ok: false, code: 'empty_slot' });
     expect(await e.send('frobnicate slot3')).toMatchObject({ ok: false, code: 'usage' });
-    expect(await e.send('w slot1')).toMatchObject({ ok: false, code: 'not_ha_node' }); // a hub is in no redundant pair
+    expect(await e.send('w slot1')).toMatchObject({ ok: false, code: 'not_ha_node', message: expect.stringMatching(/runs no HA software to hang/) }); // a hub is in no redundant pair
     expect(await e.send('w slot5')).toMatchObject({ ok: true }); // HA: slot5 stops feeding its watchdog
     expect(await e.send('heal slot5')).toMatchObject({ ok: true });
     expect(await e.send('i slot4')).toMatchObject({ ok: true, state: 'M2' });
