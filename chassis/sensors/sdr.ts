@@ -190,6 +190,18 @@ function fromSigned(v: number, bits: number): number {
   return v & (1 << (bits - 1)) ? v - (1 << bits) : v;
 }
 
+/** The sensor key of a sensor record (bytes 6–10: owner ID, channel/LUN, sensor number, entity ID
+ * and instance; IPMI v2.0 Tables 43-1..43-3). @throws RangeError on an out-of-range field */
+function sensorKeyBytes(r: SensorRecordBase): number[] {
+  return [
+    u(r.ownerId, 0xff, 'ownerId'),
+    (u(r.channel, 0xf, 'channel') << 4) | u(r.ownerLun, 3, 'ownerLun'),
+    u(r.sensorNumber, 0xff, 'sensorNumber'),
+    u(r.entityId, 0xff, 'entityId'),
+    u(r.entityInstance, 0xff, 'entityInstance'),
+  ];
+}
+
 function header(recordId: number, type: number, bodyLen: number): number[] {
   u(recordId, 0xffff, 'recordId');
   return [recordId & 0xff, recordId >> 8, SDR_VERSION, type, u(bodyLen, 0xff, 'length')];
@@ -210,11 +222,7 @@ export function encodeSdr(r: SdrRecord): Uint8Array {
       const b = signedBits(l.b, 10, 'B');
       const t = r.thresholds;
       body = [
-        u(r.ownerId, 0xff, 'ownerId'),
-        (u(r.channel, 0xf, 'channel') << 4) | u(r.ownerLun, 3, 'ownerLun'),
-        u(r.sensorNumber, 0xff, 'sensorNumber'),
-        u(r.entityId, 0xff, 'entityId'),
-        u(r.entityInstance, 0xff, 'entityInstance'),
+        ...sensorKeyBytes(r),
         u(r.init, 0xff, 'init'),
         u(r.capabilities, 0xff, 'capabilities'),
         u(r.sensorType, 0xff, 'sensorType'),
@@ -248,11 +256,7 @@ export function encodeSdr(r: SdrRecord): Uint8Array {
     }
     case 'compact':
       body = [
-        u(r.ownerId, 0xff, 'ownerId'),
-        (u(r.channel, 0xf, 'channel') << 4) | u(r.ownerLun, 3, 'ownerLun'),
-        u(r.sensorNumber, 0xff, 'sensorNumber'),
-        u(r.entityId, 0xff, 'entityId'),
-        u(r.entityInstance, 0xff, 'entityInstance'),
+        ...sensorKeyBytes(r),
         u(r.init, 0xff, 'init'),
         u(r.capabilities, 0xff, 'capabilities'),
         u(r.sensorType, 0xff, 'sensorType'),
@@ -275,11 +279,7 @@ export function encodeSdr(r: SdrRecord): Uint8Array {
       break;
     case 'event-only':
       body = [
-        u(r.ownerId, 0xff, 'ownerId'),
-        (u(r.channel, 0xf, 'channel') << 4) | u(r.ownerLun, 3, 'ownerLun'),
-        u(r.sensorNumber, 0xff, 'sensorNumber'),
-        u(r.entityId, 0xff, 'entityId'),
-        u(r.entityInstance, 0xff, 'entityInstance'),
+        ...sensorKeyBytes(r),
         u(r.sensorType, 0xff, 'sensorType'),
         u(r.readingType, 0xff, 'readingType'),
         u(r.sharing, 0xff, 'sharing'),
@@ -356,6 +356,8 @@ export function decodeSdr(buf: Uint8Array, offset = 0): { record: SdrRecord; end
     return Buffer.from(buf.subarray(offset + pos + 1, offset + pos + 1 + n)).toString('latin1');
   };
   const w = (i: number) => g(i) | (g(i + 1) << 8);
+  /** The sensor key of a sensor record (bytes 5–9 here; see sensorKeyBytes). */
+  const key = () => ({ ownerId: g(5), ownerLun: g(6) & 3, channel: g(6) >> 4, sensorNumber: g(7), entityId: g(8), entityInstance: g(9) });
   switch (type) {
     case SDR_TYPE.full: {
       if (len < 43) throw new DecodeError('sdr', 'length', offset + 4, `full sensor record body ${len} < 43`);
@@ -365,8 +367,8 @@ export function decodeSdr(buf: Uint8Array, offset = 0): { record: SdrRecord; end
         end,
         record: {
           type: 'full', recordId,
-          ownerId: g(5), ownerLun: g(6) & 3, channel: g(6) >> 4, sensorNumber: g(7),
-          entityId: g(8), entityInstance: g(9), init: g(10), capabilities: g(11),
+          ...key(),
+          init: g(10), capabilities: g(11),
           sensorType: g(12), readingType: g(13),
           assertionMask: w(14), deassertionMask: w(16), readingMask: w(18),
           units1: g(20), unitCode: g(21), modifierUnitCode: g(22), linearizationType: g(23),
@@ -390,8 +392,8 @@ export function decodeSdr(buf: Uint8Array, offset = 0): { record: SdrRecord; end
         end,
         record: {
           type: 'compact', recordId,
-          ownerId: g(5), ownerLun: g(6) & 3, channel: g(6) >> 4, sensorNumber: g(7),
-          entityId: g(8), entityInstance: g(9), init: g(10), capabilities: g(11),
+          ...key(),
+          init: g(10), capabilities: g(11),
           sensorType: g(12), readingType: g(13),
           assertionMask: w(14), deassertionMask: w(16), readingMask: w(18),
           units1: g(20), unitCode: g(21), modifierUnitCode: g(22),
@@ -407,8 +409,8 @@ export function decodeSdr(buf: Uint8Array, offset = 0): { record: SdrRecord; end
         end,
         record: {
           type: 'event-only', recordId,
-          ownerId: g(5), ownerLun: g(6) & 3, channel: g(6) >> 4, sensorNumber: g(7),
-          entityId: g(8), entityInstance: g(9), sensorType: g(10), readingType: g(11),
+          ...key(),
+          sensorType: g(10), readingType: g(11),
           sharing: g(12), instanceSharing: g(13),
           oem: g(15),
           idString: idAt(16),
