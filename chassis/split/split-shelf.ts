@@ -191,35 +191,22 @@ export class SplitShelf {
   attachShelf(shelf: Shelf): void {
     this.shelf = shelf;
     this.unsubs.push(shelf.on('sel.added', (e) => {
-      const active = this.loadedActive();
-      if (active) {
-        active.conn.send({ t: 'sel', id: e.record.recordId, data: Buffer.from(encodeSelRecord(e.record)).toString('base64') });
-        this.changeSent(active);
-      } else this.pendingSel.add(e.record.recordId);
+      if (!this.sendChange({ t: 'sel', id: e.record.recordId, data: Buffer.from(encodeSelRecord(e.record)).toString('base64') })) this.pendingSel.add(e.record.recordId);
     }));
     this.unsubs.push(shelf.on('sel.deleted', (e) => {
       this.pendingSel.delete(e.recordId);
-      const active = this.loadedActive();
-      if (active) {
-        active.conn.send({ t: 'seldel', id: e.recordId });
-        this.changeSent(active);
-      }
+      this.sendChange({ t: 'seldel', id: e.recordId });
     }));
     this.unsubs.push(shelf.on('sel.cleared', () => {
       this.pendingSel.clear();
-      const active = this.loadedActive();
-      if (active) {
-        active.conn.send({ t: 'selclear' });
-        this.changeSent(active);
-      }
+      this.sendChange({ t: 'selclear' });
     }));
     this.unsubs.push(shelf.on('sensor.thresholds', (e) => {
       const active = this.loadedActive();
       if (active) {
         this.sendThresholds(active, e.fru, e.number);
         this.changeSent(active);
-      }
-      else this.pendingThresholds.add(`${e.fru}#${e.number}`);
+      } else this.pendingThresholds.add(`${e.fru}#${e.number}`);
     }));
   }
 
@@ -518,6 +505,16 @@ export class SplitShelf {
   private loadedActive(): Live | undefined {
     const l = this.activeLive();
     return l?.loaded ? l : undefined;
+  }
+
+  /** Sends a management change to the loaded active ShMC (see changeSent). @returns false when no
+   * ShMC is active and loaded (the caller keeps it pending) */
+  private sendChange(m: ToShmc): boolean {
+    const active = this.loadedActive();
+    if (!active) return false;
+    active.conn.send(m);
+    this.changeSent(active);
+    return true;
   }
 
   /** A management change went to `to`: its peer misses it unless it is the hot standby. */
