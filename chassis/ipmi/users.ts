@@ -174,9 +174,14 @@ function copy(u: IpmiUser): IpmiUser {
   return { ...u, password: u.password.slice() };
 }
 
+/** The enabled administrators who can log in, in user-ID order. */
+export function administrators(store: Pick<UserStore, 'list'>): IpmiUser[] {
+  return store.list().filter((u) => canLogIn(u) && u.privilege === Privilege.Administrator);
+}
+
 /** True when the store has an enabled administrator who can log in. */
 export function hasAdministrator(store: UserStore): boolean {
-  return store.list().some((u) => canLogIn(u) && u.privilege === Privilege.Administrator);
+  return administrators(store).length > 0;
 }
 
 /**

@@ -14,8 +14,7 @@ import type { Logger } from '../../board/common/logger.ts';
 import type { IpmiSettings, ShelfConfig } from '../config/types.ts';
 import { createShelfIpmi, type ShelfIpmiHaHooks } from '../ipmi/shelf/index.ts';
 import type { LanServer } from '../ipmi/lan-server.ts';
-import { Privilege } from '../ipmi/codes.ts';
-import { canLogIn, provisionAdministrator, type ProvisionResult, type UserStore } from '../ipmi/users.ts';
+import { administrators, provisionAdministrator, type ProvisionResult, type UserStore } from '../ipmi/users.ts';
 import type { Shelf } from '../model/shelf.ts';
 import type { Platform } from '../platform.ts';
 
@@ -140,7 +139,7 @@ export function ignoredAdminInput(users: UserStore, o: AdminOptions): string | u
   const source = o.password !== undefined ? '--admin-password' : o.envPassword ? 'ATCASIM_ADMIN_PASSWORD' : undefined;
   const password = o.password ?? (o.envPassword || undefined);
   const name = o.user ?? 'admin';
-  const admins = users.list().filter((u) => canLogIn(u) && u.privilege === Privilege.Administrator);
+  const admins = administrators(users);
   const named = admins.find((u) => u.name === name);
   const userIgnored = o.user !== undefined && !named;
   const passwordIgnored = password !== undefined && !(named && Buffer.from(named.password).equals(Buffer.from(password, 'utf8')));

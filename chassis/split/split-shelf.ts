@@ -38,12 +38,11 @@ import { CommandError } from '../../board/common/errors.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import { DEFAULT_HA } from '../ha/ha-config.ts';
 import { StallCompensatedClock } from '../ha/stall-clock.ts';
-import { Privilege } from '../ipmi/codes.ts';
 import type { LanServer } from '../ipmi/lan-server.ts';
 import type { ShelfIpmiHaHooks, ShmStatus } from '../ipmi/shelf/index.ts';
 import { HA_ROLES, type HaRoleName } from '../model/events.ts';
 import type { Shelf } from '../model/shelf.ts';
-import { InMemoryUserStore, canLogIn, hasAdministrator, type IpmiUser, type UserPrivilegeLimit } from '../ipmi/users.ts';
+import { InMemoryUserStore, administrators, hasAdministrator, trimPassword, type IpmiUser, type UserPrivilegeLimit } from '../ipmi/users.ts';
 import { THRESHOLD_NAMES } from '../sensors/sensor.ts';
 import { decodeSelRecord, encodeSelRecord } from '../sensors/sel.ts';
 import type { HaFactory, HaMemberView, HaPart } from '../runtime/ha-seam.ts';
@@ -216,8 +215,8 @@ export class SplitShelf {
    * administrator's; undefined before `attachLan` or without one.
    */
   administratorPassword(preferred?: string): string | undefined {
-    const admins = (this.lan?.users.list() ?? []).filter((u) => canLogIn(u) && u.privilege === Privilege.Administrator);
-    const text = (u: IpmiUser): string => Buffer.from(u.password).toString('utf8').replace(/\0+$/, '');
+    const admins = this.lan ? administrators(this.lan.users) : [];
+    const text = (u: IpmiUser): string => Buffer.from(trimPassword(u.password)).toString('utf8');
     if (preferred !== undefined && admins.some((u) => text(u) === preferred)) return preferred;
     return admins[0] ? text(admins[0]) : undefined;
   }
