@@ -93,7 +93,8 @@ exit 0
  */
 async function expectOut(out: string, needle: string): Promise<void> {
   if (out.includes(needle)) return;
-  await runClient(['ipmitool', ...base(), 'sol', 'deactivate']);
+  for (const target of [[], ['-t', '0x86', '-b', '0'], ['-t', '0x8c', '-b', '0']]) await runClient(['ipmitool', ...base(), ...target, 'sol', 'deactivate']);
+  await runClient(['ipmitool', ...base(), 'sol', 'deactivate', 'instance=4']);
   await new Promise((r) => setTimeout(r, 500));
   const sol = emu.lines.filter((l) => l.category === 'sol').slice(-8).map((l) => JSON.stringify(l)).join('\n');
   expect(out, `${out}\n--- emulator SOL log:\n${sol}`).toContain(needle);
