@@ -12,7 +12,7 @@
 import { HOT_SWAP_CAUSE, HOT_SWAP_CAUSE_TEXT, M_STATE_NAME, type HotSwapCause, type MState } from '../model/hot-swap.ts';
 import { isSensorRecord, type SdrRecord } from '../sensors/sdr.ts';
 import { describeSelRecord } from '../sensors/sel-text.ts';
-import { rawToValue, representable } from '../sensors/sensor.ts';
+import { rawToValue, representable } from '../sensors/linearization.ts';
 import { UNIT_CODES } from '../sensors/sensor-types.ts';
 import { FRU_FLAG, SHM_FLAG, type OemFruInfo } from '../ipmi/shelf/oem-protocol.ts';
 import { BMC_ADDRESS } from './client.ts';

@@ -22,11 +22,12 @@ import {
 import { cipherSuiteIdProblem } from '../ipmi/cipher-suites.ts';
 import { DEFAULT_HA, type HaConfig, type PairConfig } from '../ha/ha-config.ts';
 import { encodeField, fruMinutesFromIso, type FruInventory } from '../sensors/fru.ts';
-import { representable, type Linearization, type ThresholdName, type ThresholdValues } from '../sensors/sensor.ts';
+import { representable, type Linearization } from '../sensors/linearization.ts';
+import type { ThresholdName, ThresholdValues } from '../sensors/thresholds.ts';
 import { ENTITY_ID, ENTITY_INSTANCE_DEVICE_RELATIVE, SENSOR_KINDS, UNIT_CODES, isSensorKind, isUnitName } from '../sensors/sensor-types.ts';
 import { DEFAULT_SEL_CAPACITY } from '../sensors/sel.ts';
 import { SDR_ID_MAX } from '../sensors/sdr.ts';
-import { thresholdOrderProblem } from '../sensors/threshold-order.ts';
+import { thresholdOrderProblem } from '../sensors/thresholds.ts';
 import {
   DEFAULT_CONSOLE,
   DEFAULT_IPMI,

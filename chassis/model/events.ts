@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../../board/common/logger.ts';
 import type { SelRecord } from '../sensors/sel.ts';
-import type { ThresholdName } from '../sensors/sensor.ts';
+import type { ThresholdName } from '../sensors/thresholds.ts';
 import type { HotSwapCause, MState } from './hot-swap.ts';
 
 /** Faults that can be injected into a FRU. `payload`: the payload dies (unexpected deactivation,

@@ -11,7 +11,8 @@
 import type { FruConfig, HotSwapSensorConfig, ThresholdSensorConfig } from '../config/types.ts';
 import { eventSensorName, eventSensors, type EventSensorDef } from '../sensors/event-sensors.ts';
 import { MC_CAP, type CompactSensorRecord, type EventOnlySensorRecord, type FullSensorRecord, type McLocatorRecord } from '../sensors/sdr.ts';
-import { THRESHOLD_BIT, THRESHOLD_EVENT_OFFSET, THRESHOLD_NAMES, hysteresisToRaw, valueToRaw, type ThresholdName } from '../sensors/sensor.ts';
+import { THRESHOLD_BIT, THRESHOLD_EVENT_OFFSET, THRESHOLD_NAMES, type ThresholdName } from '../sensors/thresholds.ts';
+import { hysteresisToRaw, valueToRaw } from '../sensors/linearization.ts';
 
 const LOWER_READING_BIT: Partial<Record<ThresholdName, number>> = { lnc: 12, lc: 13, lnr: 14 };
 const UPPER_READING_BIT: Partial<Record<ThresholdName, number>> = { unc: 12, uc: 13, unr: 14 };

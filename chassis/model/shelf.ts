@@ -37,7 +37,8 @@ import {
   type SelRecord,
 } from '../sensors/sel.ts';
 import { READING_TYPE, SENSOR_TYPE } from '../sensors/sensor-types.ts';
-import { THRESHOLD_NAMES, ThresholdSensor, type ThresholdEvent, type ThresholdName, type ThresholdValues } from '../sensors/sensor.ts';
+import { THRESHOLD_NAMES, type ThresholdName, type ThresholdValues } from '../sensors/thresholds.ts';
+import { ThresholdSensor, type ThresholdEvent } from '../sensors/sensor.ts';
 import type { DataPlanePort } from './data-plane-port.ts';
 import { NullDataPlane } from './data-plane-port.ts';
 import { ChassisEventEmitter, HA_ROLES, type ChassisEvent, type ChassisEventOf, type ChassisEventType, type ChassisPowerAction, type FaultKind, type FruControlOption, type HaRoleName } from './events.ts';

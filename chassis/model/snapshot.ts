@@ -8,7 +8,7 @@
  */
 import type { ConsoleConfig, FruKind } from '../config/types.ts';
 import type { FruInventory } from '../sensors/fru.ts';
-import type { ThresholdName, ThresholdValues } from '../sensors/sensor.ts';
+import type { ThresholdName, ThresholdValues } from '../sensors/thresholds.ts';
 import type { FaultKind, HaRoleName } from './events.ts';
 import type { HotSwapCause, MState } from './hot-swap.ts';
 import type { LedColorName, LedFunction } from './leds.ts';

@@ -20,7 +20,8 @@
  * Byte layouts are checked against the records in ../shared/ipmi/sim/atca.emu by the unit tests.
  */
 import { DecodeError } from '../../board/common/errors.ts';
-import type { Linearization, ThresholdName } from './sensor.ts';
+import type { Linearization } from './linearization.ts';
+import type { ThresholdName } from './thresholds.ts';
 
 export const SDR_VERSION = 0x51;
 export const SDR_TYPE = { full: 0x01, compact: 0x02, eventOnly: 0x03, fruLocator: 0x11, mcLocator: 0x12 } as const;

@@ -7,40 +7,12 @@
  * Sensor Reading: threshold comparison status, b0 ≤ LNC … b5 ≥ UNR) and §29.7 (event data 1 for
  * threshold events: b7:6 = 01b trigger reading in byte 2, b5:4 = 01b trigger threshold in byte 3).
  * Comparisons happen on raw (8-bit, unsigned) readings, as a BMC does.
+ * Conversions are in ./linearization.ts, the thresholds' names, bits and order rule in ./thresholds.ts.
  * Pure: readings are injected with setValue; nothing ticks.
  */
 
-import { thresholdOrderProblem } from './threshold-order.ts';
-
-/** The six thresholds, in the order the SDR stores them (UNR, UC, UNC, LNR, LC, LNC). */
-export type ThresholdName = 'lnr' | 'lc' | 'lnc' | 'unc' | 'uc' | 'unr';
-export const THRESHOLD_NAMES: readonly ThresholdName[] = ['lnc', 'lc', 'lnr', 'unc', 'uc', 'unr'];
-
-/** Threshold values in engineering units (°C, V, A, RPM, W); an absent key = threshold not used. */
-export type ThresholdValues = Partial<Record<ThresholdName, number>>;
-
-/** Linear conversion factors of an analog sensor (IPMI v2.0 §36.3). M is 10-bit signed, B 10-bit
- * signed, Bexp and Rexp 4-bit signed. */
-export interface Linearization {
-  m: number;
-  b: number;
-  bExp: number;
-  rExp: number;
-}
-
-/** Bit of each threshold in the SDR readable/settable masks and in Get Sensor Reading byte 3. */
-export const THRESHOLD_BIT: Readonly<Record<ThresholdName, number>> = { lnc: 0, lc: 1, lnr: 2, unc: 3, uc: 4, unr: 5 };
-
-/** Event offset (Table 42-2) of each threshold's "going" direction that atcasim generates:
- * lower thresholds going low, upper thresholds going high. */
-export const THRESHOLD_EVENT_OFFSET: Readonly<Record<ThresholdName, number>> = {
-  lnc: 0x00,
-  lc: 0x02,
-  lnr: 0x04,
-  unc: 0x07,
-  uc: 0x09,
-  unr: 0x0b,
-};
+import { hysteresisToRaw, rawToValue, representable, valueToRaw, type Linearization } from './linearization.ts';
+import { THRESHOLD_BIT, THRESHOLD_EVENT_OFFSET, THRESHOLD_NAMES, thresholdOrderProblem, type ThresholdName, type ThresholdValues } from './thresholds.ts';
 
 const UPPER: ReadonlySet<ThresholdName> = new Set(['unc', 'uc', 'unr']);
 
@@ -79,30 +51,6 @@ export interface ThresholdEvent {
   eventData: [number, number, number];
   /** Event dir/type byte: 01h (threshold) with b7 set on deassertion. */
   eventDirType: number;
-}
-
-/** Converts a raw reading to engineering units. */
-export function rawToValue(raw: number, l: Linearization): number {
-  const v = (l.m * raw + l.b * 10 ** l.bExp) * 10 ** l.rExp;
-  // Round away binary noise (e.g. 0.1 * 3 = 0.30000000000000004) to 10 significant digits.
-  return Number(v.toPrecision(10));
-}
-
-/** Converts an engineering value to the nearest raw reading, clamped to 0..255. */
-export function valueToRaw(value: number, l: Linearization): number {
-  const x = Math.round((value / 10 ** l.rExp - l.b * 10 ** l.bExp) / l.m);
-  return Math.max(0, Math.min(255, x));
-}
-
-/** Converts a hysteresis amount (engineering units, ≥ 0) to raw counts (0..255). */
-export function hysteresisToRaw(amount: number, l: Linearization): number {
-  return Math.max(0, Math.min(255, Math.round(amount / (Math.abs(l.m) * 10 ** l.rExp))));
-}
-
-/** True when `value` survives the value → raw → value round trip within half a count. */
-export function representable(value: number, l: Linearization): boolean {
-  const x = (value / 10 ** l.rExp - l.b * 10 ** l.bExp) / l.m;
-  return x >= -0.5 && x <= 255.5;
 }
 
 /**

@@ -43,7 +43,7 @@ import type { ShelfIpmiHaHooks, ShmStatus } from '../ipmi/shelf/index.ts';
 import { HA_ROLES, type HaRoleName } from '../model/events.ts';
 import type { Shelf } from '../model/shelf.ts';
 import { InMemoryUserStore, administrators, hasAdministrator, trimPassword, type IpmiUser, type UserPrivilegeLimit } from '../ipmi/users.ts';
-import { THRESHOLD_NAMES } from '../sensors/sensor.ts';
+import { THRESHOLD_NAMES } from '../sensors/thresholds.ts';
 import { decodeSelRecord, encodeSelRecord } from '../sensors/sel.ts';
 import type { HaFactory, HaMemberView, HaPart } from '../runtime/ha-seam.ts';
 import type { ShmcNode, StateItem, StateSel, ToShelf, ToShmc } from './bus-codec.ts';

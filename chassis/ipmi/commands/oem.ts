@@ -30,7 +30,7 @@ import {
   putStr,
 } from '../shelf/oem-protocol.ts';
 import type { ByteReader } from '../../../board/common/bytes.ts';
-import { rawToValue, representable, valueToRaw } from '../../sensors/sensor.ts';
+import { rawToValue, representable, valueToRaw } from '../../sensors/linearization.ts';
 import type { ShelfTarget } from '../shelf/target.ts';
 
 type OemHandler = (r: ByteReader, req: IpmiRequest) => Uint8Array;

@@ -15,7 +15,8 @@
 import type { ThresholdSensorConfig } from '../../config/types.ts';
 import { controllerRecords, fullSensorRecord, hotSwapSensorRecord } from '../../model/sdr-build.ts';
 import { encodeSdr, SDR_LAST } from '../../sensors/sdr.ts';
-import { rawToValue, type ThresholdName } from '../../sensors/sensor.ts';
+import { rawToValue } from '../../sensors/linearization.ts';
+import type { ThresholdName } from '../../sensors/thresholds.ts';
 import { CompletionCode, IpmiError, NetFn, expectLength } from '../codes.ts';
 import type { CommandDef } from '../controller.ts';
 import { shelfCall } from '../shelf/errors.ts';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { HotSwapSensorConfig, ThresholdSensorConfig } from '../../../../chassis/config/types.ts';
 import { eventOnlySensorRecord, fullSensorRecord, hotSwapSensorRecord, mcLocatorRecord } from '../../../../chassis/model/sdr-build.ts';
 import { SdrRepository, decodeSdr, encodeSdr, type SdrRecord } from '../../../../chassis/sensors/sdr.ts';
-import { rawToValue } from '../../../../chassis/sensors/sensor.ts';
+import { rawToValue } from '../../../../chassis/sensors/linearization.ts';
 import { DecodeError } from '../../../../board/common/errors.ts';
 import { shared } from '../../../support/shared.ts';
 

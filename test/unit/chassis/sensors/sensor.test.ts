@@ -1,7 +1,8 @@
 // Threshold sensors (IPMI v2.0 §36): linearisation, assertion at the threshold (≥ upper, ≤ lower),
 // deassertion only past the hysteresis, event data (§29.7) and the Get Sensor Reading comparison bits.
 import { describe, expect, it } from 'vitest';
-import { ThresholdSensor, rawToValue, valueToRaw, representable, type ThresholdSensorDef } from '../../../../chassis/sensors/sensor.ts';
+import { ThresholdSensor, type ThresholdSensorDef } from '../../../../chassis/sensors/sensor.ts';
+import { rawToValue, representable, valueToRaw } from '../../../../chassis/sensors/linearization.ts';
 
 const def = (over: Partial<ThresholdSensorDef> = {}): ThresholdSensorDef => ({
   number: 1,

@@ -1,7 +1,9 @@
 /**
- * The order rule of a threshold sensor's thresholds, shared by the shelf YAML loader and Set Sensor
- * Thresholds (IPMI v2.0 §35.8): over the thresholds present (readable/settable), in raw-reading
- * order, lnr ≤ lc ≤ lnc ≤ unc ≤ uc ≤ unr.
+ * The six thresholds of an IPMI threshold sensor (lower/upper non-critical, critical,
+ * non-recoverable): their names, their bits in the SDR masks and Get Sensor Reading, the event
+ * offsets atcasim generates for them (IPMI v2.0 Table 42-2), and the order rule shared by the shelf
+ * YAML loader and Set Sensor Thresholds (§35.8): over the thresholds present (readable/settable),
+ * in raw-reading order, lnr ≤ lc ≤ lnc ≤ unc ≤ uc ≤ unr.
  *
  * Why raw order: a BMC compares raw readings with raw thresholds (§35.14: b3 "≥ UNC" … on the 8-bit
  * reading), so the thresholds must be ordered the way the comparison sees them. With a positive M
@@ -9,7 +11,28 @@
  * value is a lower raw reading, so the engineering values run the other way.
  * Pure: no I/O.
  */
-import type { Linearization, ThresholdName, ThresholdValues } from './sensor.ts';
+import type { Linearization } from './linearization.ts';
+
+/** The six thresholds, in the order the SDR stores them (UNR, UC, UNC, LNR, LC, LNC). */
+export type ThresholdName = 'lnr' | 'lc' | 'lnc' | 'unc' | 'uc' | 'unr';
+export const THRESHOLD_NAMES: readonly ThresholdName[] = ['lnc', 'lc', 'lnr', 'unc', 'uc', 'unr'];
+
+/** Threshold values in engineering units (°C, V, A, RPM, W); an absent key = threshold not used. */
+export type ThresholdValues = Partial<Record<ThresholdName, number>>;
+
+/** Bit of each threshold in the SDR readable/settable masks and in Get Sensor Reading byte 3. */
+export const THRESHOLD_BIT: Readonly<Record<ThresholdName, number>> = { lnc: 0, lc: 1, lnr: 2, unc: 3, uc: 4, unr: 5 };
+
+/** Event offset (Table 42-2) of each threshold's "going" direction that atcasim generates:
+ * lower thresholds going low, upper thresholds going high. */
+export const THRESHOLD_EVENT_OFFSET: Readonly<Record<ThresholdName, number>> = {
+  lnc: 0x00,
+  lc: 0x02,
+  lnr: 0x04,
+  unc: 0x07,
+  uc: 0x09,
+  unr: 0x0b,
+};
 
 /** The thresholds from the lowest raw reading to the highest. */
 export const THRESHOLDS_ASCENDING: readonly ThresholdName[] = ['lnr', 'lc', 'lnc', 'unc', 'uc', 'unr'];
