@@ -13,7 +13,7 @@
 import { Command, Option } from 'commander';
 import type { CliContext } from './context.ts';
 import { CommandError, ConfigError } from '../../board/common/errors.ts';
-import { ecmpMembers } from '../config/shelf-config.ts';
+import { ecmpMembers } from '../config/slots.ts';
 import { loadShelfConfigFile } from './read-file.ts';
 import { HASH_ALGORITHMS, parseToeplitzKey } from '../../board/switch/hash/index.ts';
 import { hashFlow, placeFlow, tupleFromText } from '../../board/switch/place-flow.ts';

@@ -39,7 +39,7 @@ import { ProcessorBoard } from '../../board/processor/processor-board.ts';
 import type { ProcessorEvent } from '../../board/processor/processor-board.ts';
 import type { ProcessorConfig } from '../../board/processor/processor-config.ts';
 import { STATE_NAMES } from '../../board/processor/tcp-state.ts';
-import { ecmpMembers, hubSlots, processorSlots } from '../config/shelf-config.ts';
+import { ecmpMembers, hubSlots, processorSlots } from '../config/slots.ts';
 import type { DataPlanePort, ServiceChange } from '../model/data-plane-port.ts';
 import type { Platform } from '../platform.ts';
 import { FlowCounter } from './flow-counter.ts';

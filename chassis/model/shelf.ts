@@ -48,7 +48,7 @@ import { LED_COLOR, LED_COLOR_NAME, STANDARD_LEDS, localLedFunction, type LedCol
 import { linksFor, portKey, PORT_INTERFACE, type PortInterfaceName, type PortLink } from './ports.ts';
 import { drawAt, powerLevelInfo, type PowerLevelInfo, type PowerLevelType } from './power.ts';
 import { controllerRecords } from './sdr-build.ts';
-import { resolveFruRef, slotsOf, type FruRef } from './slot.ts';
+import { resolveFruRef, slotsOf, type FruRef } from '../config/slots.ts';
 import { deepFreeze, SNAPSHOT_VERSION, type ChassisSnapshot, type FruSnapshot, type SensorSnapshot, type SensorStatus } from './snapshot.ts';
 
 /** Default SEL clock base when the composition root gives none: 2024-01-01T00:00:00Z (deterministic runs). */

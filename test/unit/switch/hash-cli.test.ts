@@ -7,7 +7,7 @@ import { shared } from '../../support/shared.ts';
 import { DEFAULT_ECMP } from '../../../board/switch/switch-config.ts';
 import { placeFlow, tupleFromText } from '../../../board/switch/place-flow.ts';
 import { DEFAULT_SHELF_PATH, loadDefaultShelf } from '../../../chassis/io/data-dir.ts';
-import { ecmpMembers } from '../../../chassis/config/shelf-config.ts';
+import { ecmpMembers } from '../../../chassis/config/slots.ts';
 
 function sink(): Writable & { text: string } {
   const w = new Writable({

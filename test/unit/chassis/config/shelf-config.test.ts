@@ -3,7 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../../board/common/errors.ts';
-import { ecmpMembers, hubSlots, isIpAddress, parseShelfConfig, processorSlots, summarizeShelf } from '../../../../chassis/config/shelf-config.ts';
+import { ecmpMembers, hubSlots, processorSlots } from '../../../../chassis/config/slots.ts';
+import { isIpAddress } from '../../../../chassis/config/ip-address.ts';
+import { parseShelfConfig, summarizeShelf } from '../../../../chassis/config/shelf-config.ts';
 import { parseDuration, formatDuration } from '../../../../chassis/config/duration.ts';
 import { DEFAULT_SHELF_PATH, loadDefaultShelf, loadShelfFile } from '../../../../chassis/io/data-dir.ts';
 import { resolveCipherSuites } from '../../../../chassis/ipmi/cipher-suites.ts';

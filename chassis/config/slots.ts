@@ -1,11 +1,14 @@
 /**
- * Slots and FRU names. Slots are named by their logical slot (site) number everywhere — CLI,
- * scenarios, IPMI, TUI: `slot3`, and `3` is accepted; the physical (front-panel) position comes
- * from the shelf's physical order (PICMG 3.0 §3.2.1; 14-slot shelf: physical 1..14 hold logical
- * 13, 11, 9, 7, 5, 3, 1, 2, 4, 6, 8, 10, 12, 14).
+ * Run-time queries over a ShelfConfig about its slots. Slots are named by their logical slot (site)
+ * number everywhere — CLI, scenarios, IPMI, TUI: `slot3`, and `3` is accepted; the physical
+ * (front-panel) position comes from the shelf's physical order (PICMG 3.0 §3.2.1; 14-slot shelf:
+ * physical 1..14 hold logical 13, 11, 9, 7, 5, 3, 1, 2, 4, 6, 8, 10, 12, 14). Hub boards sit in
+ * logical slots 1 and 2, processor boards in the others; the hubs' ECMP group has one member per
+ * processor board.
  */
 import { CommandError } from '../../board/common/errors.ts';
-import type { FruKind, ShelfConfig } from '../config/types.ts';
+import type { EcmpMember } from '../../board/switch/switch-config.ts';
+import type { FruKind, ShelfConfig } from './types.ts';
 
 /** A front-board slot of the shelf. */
 export interface SlotInfo {
@@ -58,4 +61,38 @@ export function resolveFruRef(c: ShelfConfig, ref: FruRef): string {
     throw new CommandError('unknown_fru', `"${ref}" is not a FRU of this shelf (slot1..slot${c.slotCount}, ${c.frus.filter((f) => f.slot === undefined).map((f) => f.name).join(', ')})`);
   }
   return fru.name;
+}
+
+/** Logical slots of the processor boards, ascending. */
+export function processorSlots(c: ShelfConfig): number[] {
+  return c.frus.filter((f) => f.kind === 'processor').map((f) => f.slot!);
+}
+
+/** Logical slots of the hub boards, ascending. */
+export function hubSlots(c: ShelfConfig): number[] {
+  return c.frus.filter((f) => f.kind === 'hub').map((f) => f.slot!);
+}
+
+/**
+ * The hubs' ECMP group: one member per processor board; hub port number = the board's logical
+ * slot (port 3 leads to slot3). With `buddyFailover` (the HA issue), a member's buckets go to its
+ * pair buddy when it goes down (`failoverPort`); without it they are spread over the others.
+ */
+export function ecmpMembers(c: ShelfConfig, opts: { buddyFailover?: boolean } = {}): EcmpMember[] {
+  const buddy = new Map<string, string>();
+  if (opts.buddyFailover) {
+    for (const p of c.ha.pairs) {
+      if (p.kind !== 'processor') continue;
+      buddy.set(p.members[0], p.members[1]);
+      buddy.set(p.members[1], p.members[0]);
+    }
+  }
+  return c.frus
+    .filter((f) => f.kind === 'processor')
+    .map((f) => {
+      const m: EcmpMember = { port: f.slot!, slot: f.slot! };
+      const b = buddy.get(f.name);
+      if (b) m.failoverPort = Number(b.slice(4));
+      return m;
+    });
 }
