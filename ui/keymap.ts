@@ -12,7 +12,7 @@
  */
 import { CommandError } from '../board/common/errors.ts';
 import type { MState } from '../chassis/model/hot-swap.ts';
-import type { HotSwapOutcome } from '../chassis/model/shelf.ts';
+import type { HotSwapOutcome } from '../chassis/model/shelf/hot-swap.ts';
 import type { OperatorCommands } from '../chassis/runtime/commands.ts';
 
 /** Selection moves. */

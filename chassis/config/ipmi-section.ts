@@ -2,7 +2,7 @@
  * The `ipmi` section of the shelf YAML → the RMCP/RMCP+ endpoint's settings: bind address and port,
  * IPMI v1.5 sessions on or off, the cipher suites offered, the session idle timeout.
  *
- * Sources: IPMI v2.0 §22.15.2 (cipher suite IDs).
+ * Sources: IPMI v2.0 Table 22-20 (cipher suite IDs).
  */
 import { cipherSuiteIdProblem } from '../ipmi/cipher-suites.ts';
 import { isIpAddress } from './ip-address.ts';

@@ -118,7 +118,7 @@ export function shelfBoardPort(deps: ShelfPortDeps, name: string): ConsoleBoardP
           ...(l?.syncLagMs !== undefined ? { syncLagMs: l.syncLagMs } : {}),
         };
       };
-      const lines = shelf.roles(name).map((r) => withLive(r.key, r.role, r.epoch, mine.find((m) => m.share === r.key) ?? (r.key === name && mine.length === 1 ? mine[0] : undefined)));
+      const lines = shelf.roles.of(name).map((r) => withLive(r.key, r.role, r.epoch, mine.find((m) => m.share === r.key) ?? (r.key === name && mine.length === 1 ? mine[0] : undefined)));
       // live members the shelf holds no role record for yet
       for (const m of mine) if (!used.has(m)) lines.push(withLive(m.share, m.role, m.epoch, m));
       return lines;
@@ -127,7 +127,7 @@ export function shelfBoardPort(deps: ShelfPortDeps, name: string): ConsoleBoardP
       const recent = shelf.snapshot().sel.recent;
       return n >= recent.length ? recent : recent.slice(recent.length - n);
     },
-    reboot: () => shelf.fruControl(name, 'cold-reset'),
+    reboot: () => shelf.payload.control(name, 'cold-reset'),
   };
   if (board !== undefined) {
     port.sessions = (n) => dataPlane!.sessions(board, n);

@@ -75,12 +75,13 @@ export type ChassisEventType = ChassisEvent['type'];
 export type ChassisEventOf<T extends ChassisEventType> = Extract<ChassisEvent, { type: T }>;
 
 /**
- * Typed emitter. Listeners run synchronously in subscription order; a listener that throws is
- * logged and skipped, never breaking the shelf or the other listeners.
+ * Typed emitter: the shelf's event sink. Listeners run synchronously in subscription order; a
+ * listener that throws is logged and skipped, never breaking the shelf or the other listeners.
  */
 export class ChassisEventEmitter {
   private readonly byType = new Map<ChassisEventType, Set<(e: ChassisEvent) => void>>();
   private readonly any = new Set<(e: ChassisEvent) => void>();
+  private count = 0;
 
   constructor(private readonly log?: Logger) {}
 
@@ -99,7 +100,14 @@ export class ChassisEventEmitter {
     return () => this.any.delete(fn);
   }
 
+  /** Events emitted so far (ChassisSnapshot.seq): counted before the listeners run. */
+  get seq(): number {
+    return this.count;
+  }
+
+  /** Announces `e` to the listeners of its type, then to those of every event. */
   emit(e: ChassisEvent): void {
+    this.count++;
     for (const fn of [...(this.byType.get(e.type) ?? []), ...this.any]) {
       try {
         fn(e);

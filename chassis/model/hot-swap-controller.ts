@@ -30,6 +30,7 @@ export class HotSwapController {
   private ctx: HotSwapContext;
   private timer: TimerId | undefined;
   private stopped = false;
+  private resumed = false;
 
   constructor(
     readonly fru: string,
@@ -112,8 +113,20 @@ export class HotSwapController {
     }
   }
 
+  /**
+   * Replaces the context of a controller that has not resumed yet: the shelf's first power-up
+   * keeps a FRU that the power budget does not cover in M2 instead of M4. Nothing is persisted or
+   * scheduled (resume() schedules the follow-up).
+   * @throws Error once the controller has resumed
+   */
+  reset(ctx: HotSwapContext): void {
+    if (this.resumed) throw new Error(`${this.fru}: the hot-swap context is reset only before the controller resumes`);
+    this.ctx = ctx;
+  }
+
   /** Schedules the follow-up of the current state (after a restore from the database). */
   resume(): void {
+    this.resumed = true;
     this.cancel();
     this.schedule();
   }

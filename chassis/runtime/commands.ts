@@ -6,7 +6,8 @@
  */
 import { CommandError } from '../../board/common/errors.ts';
 import type { FaultKind } from '../model/events.ts';
-import type { HotSwapOutcome, Shelf } from '../model/shelf.ts';
+import type { HotSwapOutcome } from '../model/shelf/hot-swap.ts';
+import type { Shelf } from '../model/shelf.ts';
 import type { HaPart } from './ha-seam.ts';
 
 /** What every operator command may do; each throws CommandError when refused. */
@@ -54,12 +55,12 @@ export function operatorCommands(shelf: Shelf, ha: () => HaPart | undefined, obs
     return h;
   };
   return {
-    openHandle: (fru) => shelf.openHandle(fru),
-    closeHandle: (fru) => shelf.closeHandle(fru),
-    extract: (fru) => shelf.extract(fru),
-    insert: (fru) => shelf.insert(fru),
-    injectFault: (fru, kind) => shelf.injectFault(fru, kind ?? 'payload'),
-    repair: (fru) => shelf.repair(fru),
+    openHandle: (fru) => shelf.hotSwap.openHandle(fru),
+    closeHandle: (fru) => shelf.hotSwap.closeHandle(fru),
+    extract: (fru) => shelf.hotSwap.extract(fru),
+    insert: (fru) => shelf.hotSwap.insert(fru),
+    injectFault: (fru, kind) => shelf.hotSwap.injectFault(fru, kind ?? 'payload'),
+    repair: (fru) => shelf.hotSwap.repair(fru),
     switchover: (pair) => needHa('switchover').switchover(pair),
     hang: (node) => {
       const n = shelf.resolve(node);

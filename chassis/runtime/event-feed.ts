@@ -40,7 +40,7 @@ export class EventFeed {
     private readonly shelf: Shelf,
     private readonly capacity = 200,
   ) {
-    for (const r of shelf.selRecords().slice(-capacity)) this.push(r);
+    for (const r of shelf.sel.records().slice(-capacity)) this.push(r);
     this.unsubscribe = [
       shelf.on('sel.added', (e) => this.push(e.record)),
       shelf.on('sel.cleared', () => {
@@ -83,7 +83,7 @@ export class EventFeed {
       recordId: r.recordId,
       selTime: r.timestamp ?? 0,
       source,
-      text: this.shelf.describeSel(r),
+      text: this.shelf.sel.describe(r),
       deasserted: ((r.eventDirType ?? 0) & 0x80) !== 0,
       sensorType: r.sensorType ?? 0,
     };

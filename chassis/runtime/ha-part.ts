@@ -144,7 +144,7 @@ export class EmulatorHa implements HaPart {
         // Epochs are fencing tokens: restored from the shelf's record (roles never are).
         const pair = this.pairs.find((p) => p.members.includes(node));
         const out: Record<string, number> = {};
-        for (const r of this.shelf.roles(node)) out[r.key === node && pair ? pair.name : r.key] = r.epoch;
+        for (const r of this.shelf.roles.of(node)) out[r.key === node && pair ? pair.name : r.key] = r.epoch;
         return out;
       },
       log: this.log,
@@ -255,17 +255,17 @@ export class EmulatorHa implements HaPart {
     };
     switch (a.op) {
       case 'deactivate':
-        return hotSwap(() => this.shelf.deactivate(a.node));
+        return hotSwap(() => this.shelf.hotSwap.deactivate(a.node));
       case 'activate':
-        return hotSwap(() => this.shelf.activate(a.node));
+        return hotSwap(() => this.shelf.hotSwap.activate(a.node));
       case 'extract':
-        return hotSwap(() => this.shelf.extract(a.node));
+        return hotSwap(() => this.shelf.hotSwap.extract(a.node));
       case 'insert':
-        return hotSwap(() => this.shelf.insert(a.node));
+        return hotSwap(() => this.shelf.hotSwap.insert(a.node));
       case 'fail':
-        return hotSwap(() => this.shelf.injectFault(a.node, 'payload'));
+        return hotSwap(() => this.shelf.hotSwap.injectFault(a.node, 'payload'));
       case 'repair':
-        return hotSwap(() => this.shelf.repair(a.node));
+        return hotSwap(() => this.shelf.hotSwap.repair(a.node));
       case 'power-off':
         this.heldOff.add(this.haNode(a.node));
         this.fabric.perform(a);
@@ -427,7 +427,7 @@ export class EmulatorHa implements HaPart {
         if (!e.event.log) return;
         const fru = this.shelf.fruConfig(e.node);
         try {
-          this.shelf.logEvent({
+          this.shelf.sel.log({
             generatorId: generatorIdForIpmb(fru.ipmbAddress),
             sensorType: WATCHDOG2,
             sensorNumber: eventSensor(fru, 'watchdog')?.number ?? HA_WATCHDOG_SENSOR,
@@ -450,7 +450,7 @@ export class EmulatorHa implements HaPart {
     if (this.shelf.state(node) !== 4) role = 'failed';
     const p = this.fabric.pairOfNode(node);
     try {
-      this.shelf.setRole(node, role as HaRoleName, epoch, p.cfg.kind === 'shmc' ? {} : { share });
+      this.shelf.roles.set(node, role as HaRoleName, epoch, p.cfg.kind === 'shmc' ? {} : { share });
     } catch (e) {
       this.log.error({ category: 'ha-role', node, share, err: String(e) }, 'role not recorded on the shelf');
     }
@@ -498,7 +498,7 @@ export class EmulatorHa implements HaPart {
     const peer = shmcs.find((n) => n !== self);
     const role = (n: string): HaRoleName => {
       // The roles the shelf shows (what the shelf address follows); the machine's when none is shown.
-      const shown = this.shelf.roles(n).find((r) => r.key === n)?.role;
+      const shown = this.shelf.roles.of(n).find((r) => r.key === n)?.role;
       if (shown) return shown;
       if (!pair || !this.fabric.hasNode(n)) return 'failed';
       const r = this.fabric.roleOf(n, pair.name);

@@ -363,7 +363,7 @@ async function runEmulator(l: LoadedScenario, io: ScenarioIo, expects: readonly 
         finalSessions: sync.finalSessions, filteredSessions: sync.filteredSessions,
         ageFilterReduction: st.totals.sessions.created > 0 ? 1 - sync.incrementalSessions / st.totals.sessions.created : 0,
       },
-      sel: em.shelf.selRecords().map((r) => elistLine(r.recordId, r.timestamp ?? 0, em.shelf.describeSel(r))),
+      sel: em.shelf.sel.records().map((r) => elistLine(r.recordId, r.timestamp ?? 0, em.shelf.sel.describe(r))),
       responses, packets, actions: labelled(s, parts.timeline),
       traffic: { packets: st.totals.packets, forwarded: st.totals.forwarded, dropped: st.totals.dropped, pps: st.totals.pps },
     };

@@ -489,7 +489,7 @@ export class SplitShelf {
     this.roles.set(node, { role, epoch });
     if (!this.shelf) return;
     try {
-      this.shelf.setRole(node, role, epoch);
+      this.shelf.roles.set(node, role, epoch);
     } catch (e) {
       this.p.log.error({ category: 'ha-role', node, err: String(e) }, 'role not recorded on the shelf');
     }
@@ -537,7 +537,7 @@ export class SplitShelf {
       const want = new Map<number, string>();
       for (const r of load.sel) want.set(r.id, r.data);
       const matched = new Set<number>();
-      for (const r of [...shelf.selRecords()]) {
+      for (const r of [...shelf.sel.records()]) {
         if (want.get(r.recordId) === Buffer.from(encodeSelRecord(r)).toString('base64')) {
           matched.add(r.recordId);
           sum.kept++;
@@ -545,7 +545,7 @@ export class SplitShelf {
         }
         if (this.pendingSel.has(r.recordId)) continue;
         try {
-          shelf.deleteSel(r.recordId, shelf.reserveSel());
+          shelf.sel.delete(r.recordId, shelf.sel.reserve());
           sum.dropped++;
         } catch (e) {
           this.p.log.warn({ category: 'stateload', node, id: r.recordId, err: String(e) }, 'SEL record not deleted');
@@ -556,7 +556,7 @@ export class SplitShelf {
         // A record the shelf lost (its database was replaced): logged again, as Add SEL Entry does
         // (a new record ID; a system event gets the current SEL time). The ShMC drops its old ID.
         try {
-          shelf.addSelEntry(decodeSelRecord(Buffer.from(data, 'base64')));
+          shelf.sel.add(decodeSelRecord(Buffer.from(data, 'base64')));
           oldIds.push(id);
           sum.readded++;
         } catch (e) {
@@ -571,11 +571,11 @@ export class SplitShelf {
         const number = Number(it.key.slice(hash + 1));
         try {
           const t = (JSON.parse(it.data) as { thresholds?: Record<string, number> }).thresholds ?? {};
-          const cur = shelf.sensor(fru, number).thresholds ?? {};
+          const cur = shelf.sensors.get(fru, number).thresholds ?? {};
           if (THRESHOLD_NAMES.every((n) => (cur[n] ?? null) === (t[n] ?? null))) continue;
           const next: Partial<Record<(typeof THRESHOLD_NAMES)[number], number | null>> = {};
           for (const n of THRESHOLD_NAMES) next[n] = typeof t[n] === 'number' ? t[n] : null;
-          shelf.setSensorThresholds(fru, number, next);
+          shelf.sensors.setThresholds(fru, number, next);
           sum.thresholds++;
         } catch (e) {
           this.p.log.warn({ category: 'stateload', node, sensor: it.key, err: String(e) }, 'thresholds of the ShMC not applied');
@@ -606,7 +606,7 @@ export class SplitShelf {
     l.loaded = true;
     this.changeSent(l); // the load may have changed the shelf's state: a peer not hot misses it
     if (this.shelf) {
-      for (const r of this.shelf.selRecords()) {
+      for (const r of this.shelf.sel.records()) {
         if (this.pendingSel.has(r.recordId)) l.conn.send({ t: 'sel', id: r.recordId, data: Buffer.from(encodeSelRecord(r)).toString('base64') });
       }
       for (const key of this.pendingThresholds) {
@@ -694,10 +694,10 @@ export class SplitShelf {
   private sendAllSel(l: Live): void {
     if (!this.shelf) return;
     l.conn.send({ t: 'selclear' });
-    for (const r of this.shelf.selRecords()) l.conn.send({ t: 'sel', id: r.recordId, data: Buffer.from(encodeSelRecord(r)).toString('base64') });
+    for (const r of this.shelf.sel.records()) l.conn.send({ t: 'sel', id: r.recordId, data: Buffer.from(encodeSelRecord(r)).toString('base64') });
     this.sendUserChanges(l, true);
     for (const fru of this.shelf.fruNames()) {
-      for (const s of this.shelf.sensors(fru)) if (s.thresholds) this.sendThresholds(l, fru, s.number);
+      for (const s of this.shelf.sensors.list(fru)) if (s.thresholds) this.sendThresholds(l, fru, s.number);
     }
   }
 
@@ -718,7 +718,7 @@ export class SplitShelf {
 
   private sendThresholds(l: Live, fru: string, number: number): void {
     try {
-      const s = this.shelf!.sensor(fru, number);
+      const s = this.shelf!.sensors.get(fru, number);
       l.conn.send({ t: 'thresholds', key: `${fru}#${number}`, data: JSON.stringify({ thresholds: s.thresholds, hysteresis: s.hysteresis }) });
     } catch (e) {
       this.p.log.warn({ category: 'split', fru, sensor: number, err: String(e) }, 'thresholds not sent');

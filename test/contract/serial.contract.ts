@@ -96,7 +96,7 @@ export function serialContract(name: string, factory: () => Promise<SerialRig>):
     it('show sensors', async () => {
       const out = await run(rig.term, prompt, 'show sensors');
       expect(out).toMatch(/Sensor +Reading +Unit +Status/);
-      for (const s of rig.em.shelf.sensors(rig.fru)) expect(out).toContain(s.name);
+      for (const s of rig.em.shelf.sensors.list(rig.fru)) expect(out).toContain(s.name);
     });
 
     it('show sessions 5 lists five live sessions of this board', async () => {

@@ -31,7 +31,7 @@ async function clia(...args: string[]): Promise<{ code: number; stdout: string; 
   return { code, stdout, stderr };
 }
 
-const reading = (name: string) => h.shelf.findSensor(name)!;
+const reading = (name: string) => h.shelf.sensors.find(name)!;
 
 describe('clia inject sensor refuses what the sensor cannot read', () => {
   it('an in-range value is injected (the ends of the range included)', async () => {

@@ -28,7 +28,7 @@ const ipmitool = (...rest: string[]) =>
 
 /** Bridged to slot3's IPMC (IPMB-0 address 86h), the owner of Node3 Temp. */
 const SLOT3 = ['-b', '0', '-t', '0x86'];
-const temp = () => h.shelf.findSensor('Node3 Temp')!;
+const temp = () => h.shelf.sensors.find('Node3 Temp')!;
 const stored = () => h.store.listThresholds().filter((t) => t.fru === 'slot3' && t.sensor === temp().number);
 /** Get Sensor Thresholds through ipmitool: readable mask, then LNC LC LNR UNC UC UNR (raw). */
 const getRaw = async () => {
@@ -44,10 +44,10 @@ describe('Set Sensor Thresholds refuses a set that leaves the thresholds out of 
     expect([r.exitCode, r.stderr]).toEqual([1, 'Unable to send RAW command (channel=0x0 netfn=0x4 lun=0x0 cmd=0x26 rsp=0xcc): Invalid data field in request\n']);
     expect(await getRaw()).toEqual([0x38, 0, 0, 0, 70, 80, 90]);
     expect(stored()).toEqual([]);
-    h.shelf.setSensorValue('slot3', 'Node3 Temp', 80);
+    h.shelf.sensors.setValue('slot3', 'Node3 Temp', 80);
     const list = await ipmitool('sensor', 'get', 'Node3 Temp');
     expect(list.stdout).toMatch(/Status +: Upper Critical/);
-    h.shelf.setSensorValue('slot3', 'Node3 Temp', 48);
+    h.shelf.sensors.setValue('slot3', 'Node3 Temp', 48);
   });
 
   it('a single threshold set past a kept one is refused too (UNC 85 above the kept UC 80)', async () => {

@@ -27,7 +27,7 @@ export const CHASSIS_CONTROL_ACTIONS: Readonly<Record<number, ChassisPowerAction
  * Restore policy 01b ("previous"): the shelf restores its power state after a restart.
  */
 export function chassisStatusData(t: ShelfTarget): Uint8Array {
-  const s = t.shelf.chassisStatus();
+  const s = t.shelf.chassis.status();
   const policy = s.restorePolicy === 'off' ? 0 : s.restorePolicy === 'previous' ? 1 : 2;
   const b1 =
     (s.powerOn ? 0x01 : 0) | (s.powerOverload ? 0x02 : 0) | (s.interlock ? 0x04 : 0) | (s.powerFault ? 0x08 : 0) | (s.powerControlFault ? 0x10 : 0) | (policy << 5);
@@ -70,7 +70,7 @@ export function chassisCommands(t: ShelfTarget): CommandDef[] {
         expectLength(req.data, 1);
         const action = CHASSIS_CONTROL_ACTIONS[req.data[0]! & 0x0f];
         if (!action || req.data[0]! & 0xf0) throw new IpmiError(CompletionCode.InvalidDataField, `chassis control ${req.data[0]}`);
-        shelfCall(() => t.shelf.chassisControl(action));
+        shelfCall(() => t.shelf.chassis.control(action));
       },
     },
     {
@@ -82,7 +82,7 @@ export function chassisCommands(t: ShelfTarget): CommandDef[] {
         const force = req.data.length === 2 && (req.data[1]! & 0x01) !== 0;
         if (req.data.length === 2 && req.data[1]! & 0xfe) throw new IpmiError(CompletionCode.InvalidDataField, 'reserved bits in the force byte');
         const seconds = req.data.length === 0 ? 15 : req.data[0]!;
-        shelfCall(() => t.shelf.chassisIdentify(force ? 'force' : seconds));
+        shelfCall(() => t.shelf.chassis.identify(force ? 'force' : seconds));
       },
     },
     {
@@ -91,7 +91,7 @@ export function chassisCommands(t: ShelfTarget): CommandDef[] {
       name: 'Get System Restart Cause',
       handler: (req) => {
         expectLength(req.data, 0);
-        const cause = t.shelf.restartCause() & 0x0f;
+        const cause = t.shelf.chassis.restartCause() & 0x0f;
         // channel the restart command came in on: the LAN (1) for chassis control, 0 otherwise
         return Uint8Array.of(cause, cause === 0x01 ? 0x01 : 0x00);
       },
@@ -102,7 +102,7 @@ export function chassisCommands(t: ShelfTarget): CommandDef[] {
       name: 'Get POH Counter',
       handler: (req) => {
         expectLength(req.data, 0);
-        const p = t.shelf.poh();
+        const p = t.shelf.chassis.poh();
         const c = p.count >>> 0;
         return Uint8Array.of(p.minutesPerCount & 0xff, c & 0xff, (c >>> 8) & 0xff, (c >>> 16) & 0xff, (c >>> 24) & 0xff);
       },

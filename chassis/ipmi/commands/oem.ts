@@ -93,11 +93,11 @@ export function oemCommands(t: ShelfTarget): CommandDef[] {
       const kind: FaultKind | undefined = kindCode === 0 ? 'payload' : kindCode === 1 ? 'comm' : undefined;
       if (action === 1) {
         if (!kind) throw new ShelfRefusal(CompletionCode.InvalidDataField, 'bad_value', `fault kind ${kindCode} (0 payload, 1 comm)`);
-        return stateOnly(shelfCall(() => shelf.injectFault(fru, kind)).state);
+        return stateOnly(shelfCall(() => shelf.hotSwap.injectFault(fru, kind)).state);
       }
       if (action !== 0) throw new ShelfRefusal(CompletionCode.InvalidDataField, 'bad_value', `fault action ${action} (1 inject, 0 repair)`);
       if (kindCode !== 0xff && !kind) throw new ShelfRefusal(CompletionCode.InvalidDataField, 'bad_value', `fault kind ${kindCode}`);
-      return stateOnly(shelfCall(() => shelf.repair(fru, kind)).state);
+      return stateOnly(shelfCall(() => shelf.hotSwap.repair(fru, kind)).state);
     }),
     def(OemCmd.sensorValue, 'atcasim Set Sensor Reading', Privilege.Administrator, (r) => {
       const milli = r.u32le('value') | 0; // signed: the wire carries −2147483.648 … 2147483.647
@@ -115,7 +115,7 @@ export function oemCommands(t: ShelfTarget): CommandDef[] {
           throw new ShelfRefusal(CompletionCode.ParameterOutOfRange, 'out_of_range', `${cfg.name}: ${value} is outside the sensor's range ${lo} to ${hi}`);
         }
       }
-      const v = shelfCall(() => shelf.setSensorValue(fru, ref, value));
+      const v = shelfCall(() => shelf.sensors.setValue(fru, ref, value));
       const w = oemWriter();
       w.u8(v.raw & 0xff).u8(STATUS_CODES.indexOf(v.status));
       w.u32le(Math.round(v.value * 1000) >>> 0);
@@ -124,15 +124,15 @@ export function oemCommands(t: ShelfTarget): CommandDef[] {
     def(OemCmd.handle, 'atcasim Hot-Swap Handle', Privilege.Operator, (r) => {
       const op = r.u8('op');
       const fru = shelfCall(() => shelf.resolve(getStr(r, 'fru')));
-      if (op === 0) return stateOnly(shelfCall(() => shelf.openHandle(fru)).state);
-      if (op === 1) return stateOnly(shelfCall(() => shelf.closeHandle(fru)).state);
+      if (op === 0) return stateOnly(shelfCall(() => shelf.hotSwap.openHandle(fru)).state);
+      if (op === 1) return stateOnly(shelfCall(() => shelf.hotSwap.closeHandle(fru)).state);
       throw new ShelfRefusal(CompletionCode.InvalidDataField, 'bad_value', `handle op ${op} (0 open, 1 close)`);
     }),
     def(OemCmd.insertExtract, 'atcasim Insert/Extract', Privilege.Administrator, (r) => {
       const op = r.u8('op');
       const fru = shelfCall(() => shelf.resolve(getStr(r, 'fru')));
-      if (op === 0) return stateOnly(shelfCall(() => shelf.extract(fru)).state);
-      if (op === 1) return stateOnly(shelfCall(() => shelf.insert(fru)).state);
+      if (op === 0) return stateOnly(shelfCall(() => shelf.hotSwap.extract(fru)).state);
+      if (op === 1) return stateOnly(shelfCall(() => shelf.hotSwap.insert(fru)).state);
       throw new ShelfRefusal(CompletionCode.InvalidDataField, 'bad_value', `insert/extract op ${op} (1 insert, 0 extract)`);
     }),
     def(OemCmd.fruInfo, 'atcasim Get FRU Info', Privilege.User, (r) => {

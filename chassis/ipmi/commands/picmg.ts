@@ -129,18 +129,18 @@ export function picmgCommands(t: ShelfTarget): CommandDef[] {
     def(0x04, 'FRU Control', 3, 3, (_req, d) => {
       const fru = t.fruById(d[1]!);
       const option = FRU_CONTROL_OPTIONS[d[2]!];
-      if (!option || !shelfCall(() => shelf.fruControlCapabilities(fru)).includes(option)) throw bad(`FRU control option ${d[2]} not supported by ${fru}`);
+      if (!option || !shelfCall(() => shelf.payload.controlCapabilities(fru)).includes(option)) throw bad(`FRU control option ${d[2]} not supported by ${fru}`);
       if (option === 'cold-reset' && isActiveShmc(fru)) services.switchover('cold-reset');
-      shelfCall(() => shelf.fruControl(fru, option));
+      shelfCall(() => shelf.payload.control(fru, option));
     }),
     def(0x05, 'Get FRU LED Properties', 2, 2, (_req, d) => {
-      const p = shelfCall(() => shelf.ledProperties(t.fruById(d[1]!)));
+      const p = shelfCall(() => shelf.leds.properties(t.fruById(d[1]!)));
       return [p.statusLeds, p.applicationLeds];
     }),
     def(0x06, 'Get LED Color Capabilities', 3, 3, (_req, d) => {
       const fru = t.fruById(d[1]!);
       ledDef(d[2]!);
-      const c = shelfCall(() => shelf.ledColors(fru, d[2]!));
+      const c = shelfCall(() => shelf.leds.colors(fru, d[2]!));
       return [colorBitmap(c.colors), LED_COLOR[c.defaultLocal], LED_COLOR[c.defaultOverride]];
     }),
     def(0x07, 'Set FRU LED State', 6, 6, (_req, d) => {
@@ -156,15 +156,15 @@ export function picmgCommands(t: ShelfTarget): CommandDef[] {
           color = (Object.keys(LED_COLOR) as LedColorName[]).find((k) => LED_COLOR[k] === colorByte)!;
           if (!STANDARD_LEDS[id]!.colors.includes(color)) throw bad(`LED ${id} cannot show ${color}`);
         } else if (colorByte === 0x0e) {
-          color = shelfCall(() => shelf.led(fru, id)).override?.color;
+          color = shelfCall(() => shelf.leds.state(fru, id)).override?.color;
         } else if (colorByte !== 0x0f) throw bad(`LED colour ${colorByte}`);
-        shelfCall(() => shelf.setLed(fru, id, fn, color));
+        shelfCall(() => shelf.leds.set(fru, id, fn, color));
       }
     }),
     def(0x08, 'Get FRU LED State', 3, 3, (_req, d) => {
       const fru = t.fruById(d[1]!);
       ledDef(d[2]!);
-      const v = shelfCall(() => shelf.led(fru, d[2]!));
+      const v = shelfCall(() => shelf.leds.state(fru, d[2]!));
       const [lf, ld] = encodeLedFunction(v.local.fn);
       const out = [0x01, lf, ld, LED_COLOR[v.local.color]];
       if (v.lampTest) {
@@ -185,25 +185,25 @@ export function picmgCommands(t: ShelfTarget): CommandDef[] {
       const p: { activationLocked?: boolean; deactivationLocked?: boolean } = {};
       if (mask & 0x01) p.activationLocked = (bits & 0x01) !== 0;
       if (mask & 0x02) p.deactivationLocked = (bits & 0x02) !== 0;
-      shelfCall(() => shelf.setActivationPolicy(fru, p));
+      shelfCall(() => shelf.hotSwap.setActivationPolicy(fru, p));
     }),
     def(0x0b, 'Get FRU Activation Policy', 2, 2, (_req, d) => {
-      const p = shelfCall(() => shelf.activationPolicy(t.fruById(d[1]!)));
+      const p = shelfCall(() => shelf.hotSwap.activationPolicy(t.fruById(d[1]!)));
       return [(p.activationLocked ? 0x01 : 0) | (p.deactivationLocked ? 0x02 : 0)];
     }),
     def(0x0c, 'Set FRU Activation', 3, 3, (_req, d) => {
       const fru = t.fruById(d[1]!);
       const op = d[2]!;
-      if (op === 0x01) shelfCall(() => shelf.activate(fru));
+      if (op === 0x01) shelfCall(() => shelf.hotSwap.activate(fru));
       else if (op === 0x00) {
         if (isActiveShmc(fru)) services.switchover('deactivate');
-        shelfCall(() => shelf.deactivate(fru));
+        shelfCall(() => shelf.hotSwap.deactivate(fru));
       } else throw bad(`FRU activation ${op} is neither activate (1) nor deactivate (0)`);
     }),
     def(0x0d, 'Get Device Locator Record ID', 2, 2, (_req, d) => {
       const fru = t.fruById(d[1]!);
       const owner = t.logical && d[1] === 0 ? shelf.shelfManagerAddress : shelf.fruConfig(fru).ipmbAddress;
-      const i = shelf.sdrRecords().findIndex((r) => r.type === 'mc-locator' && r.slaveAddress === owner);
+      const i = shelf.sdr.records().findIndex((r) => r.type === 'mc-locator' && r.slaveAddress === owner);
       if (i < 0) throw new IpmiError(CompletionCode.NotPresent, `no device locator record for ${fru}`);
       return [(i + 1) & 0xff, (i + 1) >> 8];
     }),
@@ -213,7 +213,7 @@ export function picmgCommands(t: ShelfTarget): CommandDef[] {
       const state = d[5]!;
       if (state > 1) throw bad(`port state ${state}`);
       if (shelf.fruConfig(t.fru).kind === 'shmc') shelfCall(() => services.extras.setShmcPort(t.fru, iface, channel, state === 1));
-      else shelfCall(() => shelf.setPortState(t.fru, iface, channel, state === 1));
+      else shelfCall(() => shelf.ports.set(t.fru, iface, channel, state === 1));
     }),
     def(0x0f, 'Get Port State', 2, 2, (_req, d) => {
       const iface = d[1]! >> 6;
@@ -224,12 +224,12 @@ export function picmgCommands(t: ShelfTarget): CommandDef[] {
           ? iface === 0
             ? services.extras.shmcLinks(t.fru, channel)
             : []
-          : shelfCall(() => shelf.portStates(t.fru, IFACE_NAMES[iface], channel));
+          : shelfCall(() => shelf.ports.states(t.fru, IFACE_NAMES[iface], channel));
       if (links.length === 0) throw bad(`${t.fru} has no link on interface ${iface} channel ${channel}`);
       return links.slice(0, 4).flatMap((l) => [...encodeLinkInfo(l), l.enabled ? 1 : 0]);
     }),
     def(0x10, 'Compute Power Properties', 2, 2, (_req, d) => {
-      const p = shelfCall(() => shelf.computePowerProperties(t.fruById(d[1]!)));
+      const p = shelfCall(() => shelf.power.computeProperties(t.fruById(d[1]!)));
       return [p.spannedSlots, p.ipmcLocation];
     }),
     def(0x11, 'Set Power Level', 4, 4, (_req, d) => {
@@ -237,17 +237,17 @@ export function picmgCommands(t: ShelfTarget): CommandDef[] {
       const level = d[2]!;
       if (level > 0x14 && level !== 0xff) throw bad(`power level ${level}`);
       if (d[3]! > 1) throw bad(`present-to-desired ${d[3]}`);
-      shelfCall(() => shelf.setPowerLevel(fru, level === 0xff ? 'no-change' : level, d[3] === 1));
+      shelfCall(() => shelf.power.setLevel(fru, level === 0xff ? 'no-change' : level, d[3] === 1));
     }),
     def(0x12, 'Get Power Level', 3, 3, (_req, d) => {
       const fru = t.fruById(d[1]!);
       const type = POWER_TYPES[d[2]!];
       if (!type) throw bad(`power type ${d[2]}`);
-      const p = shelfCall(() => shelf.powerLevel(fru, type));
+      const p = shelfCall(() => shelf.power.level(fru, type));
       return [(p.dynamic ? 0x80 : 0) | (p.level & 0x1f), p.delayTenths & 0xff, p.multiplierTenthW & 0xff, ...p.levelBytes.slice(0, 20)];
     }),
     def(0x14, 'Get Fan Speed Properties', 2, 2, (_req, d) => {
-      const p = shelfCall(() => shelf.fanProperties(t.fruById(d[1]!)));
+      const p = shelfCall(() => shelf.fans.properties(t.fruById(d[1]!)));
       return [p.minLevel, p.maxLevel, p.normalLevel, p.localControl ? 0x80 : 0x00];
     }),
     def(0x15, 'Set Fan Level', 3, 4, (_req, d) => {
@@ -256,13 +256,13 @@ export function picmgCommands(t: ShelfTarget): CommandDef[] {
       const local = d.length === 4 ? d[3]! === 1 : undefined;
       if (d.length === 4 && d[3]! > 1) throw bad(`local control ${d[3]}`);
       if (level === 0xfe) {
-        const cur = shelfCall(() => shelf.fanLevel(fru));
-        shelfCall(() => shelf.setFanLevel(fru, cur.level, true));
+        const cur = shelfCall(() => shelf.fans.level(fru));
+        shelfCall(() => shelf.fans.setLevel(fru, cur.level, true));
       } else if (level === 0xff) throw bad('emergency shut down is not supported');
-      else shelfCall(() => shelf.setFanLevel(fru, level, local));
+      else shelfCall(() => shelf.fans.setLevel(fru, level, local));
     }),
     def(0x16, 'Get Fan Level', 2, 2, (_req, d) => {
-      const f = shelfCall(() => shelf.fanLevel(t.fruById(d[1]!)));
+      const f = shelfCall(() => shelf.fans.level(t.fruById(d[1]!)));
       return [f.local ? 0xfe : f.level, f.level, f.local ? 0x01 : 0x00];
     }),
     def(0x17, 'Bused Resource', 3, 3, (_req, d) => [shelfCall(() => services.extras.busResource(t.fru, d[1]!, d[2]!))]),
@@ -278,7 +278,7 @@ export function picmgCommands(t: ShelfTarget): CommandDef[] {
       return links.flatMap((l) => [(l.portFlags & 0x0f) | ((l.linkType & 0x0f) << 4), ((l.linkType >> 4) & 0x0f) | ((l.linkTypeExtension & 0x0f) << 4), l.groupingId, l.enabled ? 1 : 0]);
     }),
     def(0x1e, 'FRU Control Capabilities', 2, 2, (_req, d) => {
-      const caps = shelfCall(() => shelf.fruControlCapabilities(t.fruById(d[1]!)));
+      const caps = shelfCall(() => shelf.payload.controlCapabilities(t.fruById(d[1]!)));
       return [(caps.includes('warm-reset') ? 0x02 : 0) | (caps.includes('graceful-reboot') ? 0x04 : 0) | (caps.includes('diagnostic-interrupt') ? 0x08 : 0)];
     }),
     def(0x2c, 'Set Clock State', 10, 11, (_req, d) => {

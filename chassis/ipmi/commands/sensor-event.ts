@@ -33,7 +33,7 @@ function sensorConfig(t: ShelfTarget, number: number) {
 
 function view(t: ShelfTarget, number: number) {
   sensorConfig(t, number);
-  return shelfCall(() => t.shelf.sensor(t.fru, number));
+  return shelfCall(() => t.shelf.sensors.get(t.fru, number));
 }
 
 /** Get Sensor Reading response (4 bytes). */
@@ -87,14 +87,14 @@ export function sensorCommands(t: ShelfTarget): CommandDef[] {
         if (cfg.kind !== 'threshold') throw new IpmiError(CompletionCode.IllegalForSensorOrRecord, `${cfg.name} has no thresholds`);
         const mask = req.data[1]!;
         if (mask & 0xc0) throw new IpmiError(CompletionCode.InvalidDataField, 'reserved bits in the threshold mask');
-        const current = t.shelf.sensor(t.fru, number);
+        const current = t.shelf.sensors.get(t.fru, number);
         const changes: Partial<Record<ThresholdName, number>> = {};
         THRESHOLD_ORDER.forEach((n, i) => {
           if (!(mask & (1 << i))) return;
           if (current.rawThresholds![n] === undefined) throw new IpmiError(CompletionCode.InvalidDataField, `${cfg.name}: threshold ${n} is not settable`);
           changes[n] = rawToValue(req.data[2 + i]!, (cfg as ThresholdSensorConfig).linearization);
         });
-        shelfCall(() => t.shelf.setSensorThresholds(t.fru, number, changes));
+        shelfCall(() => t.shelf.sensors.setThresholds(t.fru, number, changes));
       },
     },
     {
@@ -193,7 +193,7 @@ export function eventReceiverCommands(t: ShelfTarget): CommandDef[] {
         const evmRev = d[0]!;
         if (evmRev !== 0x04 && evmRev !== 0x03) throw new IpmiError(CompletionCode.InvalidDataField, `event message revision ${evmRev}`);
         shelfCall(() =>
-          t.shelf.logEvent({ generatorId, sensorType: d[1]!, sensorNumber: d[2]!, eventDirType: d[3]!, eventData: [d[4]!, d[5]!, d[6]!] }),
+          t.shelf.sel.log({ generatorId, sensorType: d[1]!, sensorNumber: d[2]!, eventDirType: d[3]!, eventData: [d[4]!, d[5]!, d[6]!] }),
         );
       },
     },

@@ -38,7 +38,7 @@ export function fruCommands(t: ShelfTarget): CommandDef[] {
       handler: (req) => {
         expectLength(req.data, 1);
         const fru = t.fruById(req.data[0]!);
-        const info = shelfCall(() => t.shelf.fruInventoryInfo(fru));
+        const info = shelfCall(() => t.shelf.fruData.info(fru));
         return Uint8Array.of(info.size & 0xff, (info.size >> 8) & 0xff, 0x00); // accessed by bytes
       },
     },
@@ -51,7 +51,7 @@ export function fruCommands(t: ShelfTarget): CommandDef[] {
         const fru = t.fruById(req.data[0]!);
         const offset = u16(req.data, 1);
         const count = Math.min(req.data[3]!, MAX_FRU_READ);
-        const data = shelfCall(() => t.shelf.readFru(fru, offset, count));
+        const data = shelfCall(() => t.shelf.fruData.read(fru, offset, count));
         const out = new Uint8Array(1 + data.length);
         out[0] = data.length;
         out.set(data, 1);
@@ -66,7 +66,7 @@ export function fruCommands(t: ShelfTarget): CommandDef[] {
         if (req.data.length < 4) throw new IpmiError(CompletionCode.RequestDataLengthInvalid, 'Write FRU Data needs FRU, offset and data');
         const fru = t.fruById(req.data[0]!);
         const offset = u16(req.data, 1);
-        const n = shelfCall(() => t.shelf.writeFru(fru, offset, req.data.slice(3)));
+        const n = shelfCall(() => t.shelf.fruData.write(fru, offset, req.data.slice(3)));
         return Uint8Array.of(n & 0xff);
       },
     },
@@ -82,7 +82,7 @@ export function sdrRepositoryCommands(t: ShelfTarget): CommandDef[] {
       name: 'Get SDR Repository Info',
       handler: (req) => {
         expectLength(req.data, 0);
-        const i = t.shelf.sdrInfo();
+        const i = t.shelf.sdr.info();
         return Uint8Array.of(
           i.version,
           i.recordCount & 0xff,
@@ -101,7 +101,7 @@ export function sdrRepositoryCommands(t: ShelfTarget): CommandDef[] {
       name: 'Reserve SDR Repository',
       handler: (req) => {
         expectLength(req.data, 0);
-        const r = t.shelf.reserveSdr();
+        const r = t.shelf.sdr.reserve();
         return Uint8Array.of(r & 0xff, r >> 8);
       },
     },
@@ -111,7 +111,7 @@ export function sdrRepositoryCommands(t: ShelfTarget): CommandDef[] {
       name: 'Get SDR',
       handler: (req) => {
         expectLength(req.data, 6);
-        const r = shelfCall(() => t.shelf.sdrGet(u16(req.data, 2), req.data[4]!, req.data[5]!, u16(req.data, 0)));
+        const r = shelfCall(() => t.shelf.sdr.get(u16(req.data, 2), req.data[4]!, req.data[5]!, u16(req.data, 0)));
         if (r.data.length + 2 > MAX_RESPONSE_DATA) throw new IpmiError(CompletionCode.CannotReturnRequestedBytes, 'record part too long for one response');
         const out = new Uint8Array(2 + r.data.length);
         out[0] = r.next & 0xff;
@@ -126,7 +126,7 @@ export function sdrRepositoryCommands(t: ShelfTarget): CommandDef[] {
       name: 'Get SDR Repository Time',
       handler: (req) => {
         expectLength(req.data, 0);
-        return Uint8Array.from(le32(t.shelf.selTime()));
+        return Uint8Array.from(le32(t.shelf.sel.time()));
       },
     },
   ];
@@ -141,7 +141,7 @@ export function selCommands(t: ShelfTarget): CommandDef[] {
       name: 'Get SEL Info',
       handler: (req) => {
         expectLength(req.data, 0);
-        const i = t.shelf.selInfo();
+        const i = t.shelf.sel.info();
         return Uint8Array.of(
           i.version,
           i.entries & 0xff,
@@ -160,7 +160,7 @@ export function selCommands(t: ShelfTarget): CommandDef[] {
       name: 'Reserve SEL',
       handler: (req) => {
         expectLength(req.data, 0);
-        const r = t.shelf.reserveSel();
+        const r = t.shelf.sel.reserve();
         return Uint8Array.of(r & 0xff, r >> 8);
       },
     },
@@ -173,7 +173,7 @@ export function selCommands(t: ShelfTarget): CommandDef[] {
         const offset = req.data[4]!;
         const count = req.data[5]!;
         if (offset >= SEL_RECORD_BYTES) throw new IpmiError(CompletionCode.ParameterOutOfRange, `offset ${offset} beyond the 16-byte record`);
-        const e = shelfCall(() => t.shelf.selEntry(u16(req.data, 2)));
+        const e = shelfCall(() => t.shelf.sel.entry(u16(req.data, 2)));
         const n = count === 0xff ? SEL_RECORD_BYTES - offset : Math.min(count, SEL_RECORD_BYTES - offset);
         const out = new Uint8Array(2 + n);
         out[0] = e.next & 0xff;
@@ -194,7 +194,7 @@ export function selCommands(t: ShelfTarget): CommandDef[] {
         } catch (e) {
           throw new IpmiError(CompletionCode.InvalidDataField, String(e));
         }
-        const added = shelfCall(() => t.shelf.addSelEntry(rec));
+        const added = shelfCall(() => t.shelf.sel.add(rec));
         return Uint8Array.of(added.recordId & 0xff, added.recordId >> 8);
       },
     },
@@ -204,7 +204,7 @@ export function selCommands(t: ShelfTarget): CommandDef[] {
       name: 'Delete SEL Entry',
       handler: (req) => {
         expectLength(req.data, 4);
-        const id = shelfCall(() => t.shelf.deleteSel(u16(req.data, 2), u16(req.data, 0)));
+        const id = shelfCall(() => t.shelf.sel.delete(u16(req.data, 2), u16(req.data, 0)));
         return Uint8Array.of(id & 0xff, id >> 8);
       },
     },
@@ -217,7 +217,7 @@ export function selCommands(t: ShelfTarget): CommandDef[] {
         if (req.data[2] !== 0x43 || req.data[3] !== 0x4c || req.data[4] !== 0x52) throw new IpmiError(CompletionCode.InvalidDataField, "Clear SEL needs 'CLR'");
         const op = req.data[5]!;
         const resv = u16(req.data, 0);
-        if (op === 0xaa) shelfCall(() => t.shelf.clearSel(resv));
+        if (op === 0xaa) shelfCall(() => t.shelf.sel.clear(resv));
         else if (op !== 0x00) throw new IpmiError(CompletionCode.InvalidDataField, `Clear SEL operation ${op}`);
         return Uint8Array.of(0x01); // erasure completed (the SEL is erased at once)
       },
@@ -228,7 +228,7 @@ export function selCommands(t: ShelfTarget): CommandDef[] {
       name: 'Get SEL Time',
       handler: (req) => {
         expectLength(req.data, 0);
-        return Uint8Array.from(le32(t.shelf.selTime()));
+        return Uint8Array.from(le32(t.shelf.sel.time()));
       },
     },
     {
@@ -238,7 +238,7 @@ export function selCommands(t: ShelfTarget): CommandDef[] {
       handler: (req) => {
         expectLength(req.data, 4);
         const s = (req.data[0]! | (req.data[1]! << 8) | (req.data[2]! << 16) | (req.data[3]! << 24)) >>> 0;
-        shelfCall(() => t.shelf.setSelTime(s));
+        shelfCall(() => t.shelf.sel.setTime(s));
       },
     },
   ];

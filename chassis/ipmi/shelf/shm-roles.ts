@@ -72,12 +72,12 @@ export class ShmRoles {
   }
 
   private role(shmc: string): { role: HaRoleName; epoch: number } | undefined {
-    const r = this.shelf.roles(shmc).find((x) => x.key === shmc) ?? this.shelf.roles(shmc)[0];
+    const r = this.shelf.roles.of(shmc).find((x) => x.key === shmc) ?? this.shelf.roles.of(shmc)[0];
     return r && { role: r.role, epoch: r.epoch };
   }
 
   private epoch(): number {
-    return Math.max(0, ...this.shmcs().flatMap((n) => this.shelf.roles(n).map((r) => r.epoch)));
+    return Math.max(0, ...this.shmcs().flatMap((n) => this.shelf.roles.of(n).map((r) => r.epoch)));
   }
 
   /**
@@ -115,8 +115,8 @@ export class ShmRoles {
     const epoch = this.epoch() + 1;
     this.busy = true;
     try {
-      this.shelf.setRole(to, 'active', epoch);
-      this.shelf.setRole(from, oldRole, epoch);
+      this.shelf.roles.set(to, 'active', epoch);
+      this.shelf.roles.set(from, oldRole, epoch);
     } finally {
       this.busy = false;
     }
@@ -138,13 +138,13 @@ export class ShmRoles {
         const peer = this.peerOf(shmc);
         const pr = peer ? this.role(peer) : undefined;
         if (peer && this.shelf.state(peer) === 4 && !(pr && NOT_READY.has(pr.role))) {
-          this.shelf.setRole(peer, 'active', epoch + 1);
-          this.shelf.setRole(shmc, 'failed', epoch + 1);
+          this.shelf.roles.set(peer, 'active', epoch + 1);
+          this.shelf.roles.set(shmc, 'failed', epoch + 1);
           this.log.warn({ category: 'failover', from: shmc, to: peer }, 'active shelf manager left M4; peer took over (built-in)');
         }
       } else if (r.role !== 'active') {
         const want: HaRoleName = to === 4 ? 'standby.hot' : 'failed';
-        if (want !== r.role) this.shelf.setRole(shmc, want, epoch);
+        if (want !== r.role) this.shelf.roles.set(shmc, want, epoch);
       }
     } catch (e) {
       this.log.error({ category: 'shm-roles', err: String(e) }, 'could not update a shelf-manager role');

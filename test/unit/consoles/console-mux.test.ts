@@ -106,12 +106,12 @@ describe('ConsoleMux over the default shelf', () => {
     const { em, clock, term } = await setup();
     const hub = term('slot1');
     const shm = term('shmc-a');
-    em.shelf.chassisControl('off');
+    em.shelf.chassis.control('off');
     clock.advance(1000);
     expect(hub.out).toContain('System halted.');
     expect(hub.type('\r')).toBe('');
     expect(shm.type('\r')).toBe('\r\nshmc-a> ');
-    em.shelf.chassisControl('on');
+    em.shelf.chassis.control('on');
     clock.advance(1000);
     expect(hub.out).toMatch(/hub \(switch\) board firmware .*slot1> $/s);
   });
@@ -131,9 +131,9 @@ describe('ConsoleMux over the default shelf', () => {
     const { em, term } = await setup();
     const t = term('slot3');
     em.consoles!.setHung('slot3', true);
-    em.shelf.setRole('slot3', 'resetting', 1);
+    em.shelf.roles.set('slot3', 'resetting', 1);
     expect(t.type('\r')).toBe('');
-    em.shelf.setRole('slot3', 'booting', 2);
+    em.shelf.roles.set('slot3', 'booting', 2);
     expect(t.out).toMatch(/processor board firmware .*slot3> $/s);
     expect(t.type('\r')).toBe('\r\nslot3> ');
   });
@@ -182,7 +182,7 @@ describe('ConsoleMux over the default shelf', () => {
     const { em, term } = await setup();
     const t = term('slot3');
     t.type('show ver');
-    em.shelf.fruControl('slot3', 'diagnostic-interrupt');
+    em.shelf.payload.control('slot3', 'diagnostic-interrupt');
     expect(t.out.endsWith('\r\nNMI: diagnostic interrupt received (FRU Control).\r\nslot3> show ver')).toBe(true);
     expect(t.type('sion\r')).toContain('Firmware:');
   });

@@ -84,7 +84,7 @@ function ipmi(em: Emulator, netFn: number, cmd: number, data: number[] = [], add
   return dispatch([c.commands], req, { controller: c, now: 0, channel: 1, privilege: 4, session: undefined, log: nullLogger, emit: () => {} });
 }
 
-const roleOf = (em: Emulator, node: string, key: string) => em.shelf.roles(node).find((r) => r.key === key)?.role;
+const roleOf = (em: Emulator, node: string, key: string) => em.shelf.roles.of(node).find((r) => r.key === key)?.role;
 
 describe('HA part in the emulator', () => {
   it('boots every pair: roles on the shelf (one SEL record per change), live status for the TUI', async () => {
@@ -97,7 +97,7 @@ describe('HA part in the emulator', () => {
     expect(roleOf(em, 'slot3', 'lb1/slot4')).toBe('standby.hot');
     expect(roleOf(em, 'slot6', 'lb2/slot6')).toBe('active');
     expect(em.shelf.activeShmc()).toBe('shmc-a');
-    const sel = em.shelf.selRecords().map((r) => em.shelf.describeSel(r));
+    const sel = em.shelf.sel.records().map((r) => em.shelf.sel.describe(r));
     expect(sel.filter((t) => /^Module\/Board Node\d HA Role \| Transition to On Line/.test(t)).length).toBe(4); // 4 shares became active
     expect(sel.filter((t) => t.includes('#0x'))).toEqual([]); // every record the shelf wrote names its sensor
     const view = em.view();
@@ -136,7 +136,7 @@ describe('HA part in the emulator', () => {
     const reset = ha.fabric.events.find((e) => e.type === 'hardware' && e.node === 'slot5' && e.what === 'reset');
     expect(reset).toMatchObject({ cause: 'watchdog' });
     expect(roleOf(em, 'slot6', 'lb2/slot5')).toBe('active');
-    expect(em.shelf.selRecords().map((r) => em.shelf.describeSel(r))).toContain('Watchdog 2 Node5 Watchdog | Hard reset | Asserted');
+    expect(em.shelf.sel.records().map((r) => em.shelf.sel.describe(r))).toContain('Watchdog 2 Node5 Watchdog | Hard reset | Asserted');
     expect(ha.fabric.violationList).toEqual([]);
     await em.stop();
   });
@@ -162,7 +162,7 @@ describe('HA part in the emulator', () => {
     expect(ha.fabric.roleOf('shmc-a', 'shmc')).toBe('failed'); // deactivated: M1, payload off
     expect(roleOf(em, 'shmc-a', 'shmc-a')).toBe('failed');
     expect(ha.ipmiHooks.shmStatus!()).toMatchObject({ self: 'shmc-b', role: 'active', peerRole: 'failed' });
-    em.shelf.extract('shmc-a');
+    em.shelf.hotSwap.extract('shmc-a');
     expect(ha.ipmiHooks.shmStatus!()).toMatchObject({ peerRole: 'absent' });
     expect(ha.fabric.violationList).toEqual([]);
     await em.stop();

@@ -39,7 +39,7 @@ async function start(clock: SimClock) {
   return { em, ha: part };
 }
 
-const roleOf = (em: Emulator, node: string, key: string) => em.shelf.roles(node).find((r) => r.key === key)?.role;
+const roleOf = (em: Emulator, node: string, key: string) => em.shelf.roles.of(node).find((r) => r.key === key)?.role;
 const SERVING = ['active', 'standby.hot'];
 
 /** Runs `fn` and returns the CommandError it threw (null when it did not throw). */

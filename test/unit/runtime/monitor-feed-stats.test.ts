@@ -90,7 +90,7 @@ describe('EventFeed', () => {
     const feed = new EventFeed(em.shelf, 5);
     expect(feed.entries()).toHaveLength(5);
     const seq = feed.seq;
-    em.shelf.clearSel();
+    em.shelf.sel.clear();
     expect(feed.entries()).toHaveLength(0);
     expect(feed.seq).toBeGreaterThan(seq);
     em.commands.openHandle('slot6');

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { CommandError } from '../../../board/common/errors.ts';
-import type { HotSwapOutcome } from '../../../chassis/model/shelf.ts';
+import type { HotSwapOutcome } from '../../../chassis/model/shelf/hot-swap.ts';
 import type { OperatorCommands } from '../../../chassis/runtime/commands.ts';
 import type { Emulator } from '../../../chassis/runtime/emulator.ts';
 import { keyToCommand, moveSelection, runCommand, SWITCHOVER_PAIR, type UiCommand } from '../../../ui/keymap.ts';

@@ -178,9 +178,9 @@ describe('buildViewModel', () => {
   });
 
   it('shows HA roles from the snapshot: front cell, colours, detail line', () => {
-    em.shelf.setRole('slot5', 'active', 2, { share: 'lb2/slot5' });
-    em.shelf.setRole('slot5', 'standby.hot', 2, { share: 'lb2/slot6' });
-    em.shelf.setRole('shmc-a', 'active', 1);
+    em.shelf.roles.set('slot5', 'active', 2, { share: 'lb2/slot5' });
+    em.shelf.roles.set('slot5', 'standby.hot', 2, { share: 'lb2/slot6' });
+    em.shelf.roles.set('shmc-a', 'active', 1);
     const narrow = vmOf(em.view(), { selected: 'slot5' });
     expect(frontCells(narrow).get('HA')![4]).toBe('act'); // slot5 at position 5: its home share
     expect(narrow.front[FRONT_ROWS.indexOf('HA')]!.find((s) => s.text.trim() === 'act')?.fg).toBe('green');

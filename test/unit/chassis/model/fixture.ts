@@ -38,7 +38,7 @@ export function rig(opts: { config?: ShelfConfig; store?: Store; clock?: SimCloc
   const shelf = Shelf.open({ config: opts.config ?? defaultConfig(), platform: { clock, log, random: new SeededRandom(7) }, store, dataPlane: dp });
   const events: ChassisEvent[] = [];
   shelf.onAny((e) => events.push(e));
-  const start = shelf.selRecords().length;
+  const start = shelf.sel.records().length;
   return {
     shelf,
     clock,
@@ -47,7 +47,7 @@ export function rig(opts: { config?: ShelfConfig; store?: Store; clock?: SimCloc
     events,
     log,
     run: (ms) => clock.advance(ms),
-    mark: () => shelf.selRecords().length,
-    selSince: (mark = start) => shelf.selRecords().slice(mark).map((r) => shelf.describeSel(r)),
+    mark: () => shelf.sel.records().length,
+    selSince: (mark = start) => shelf.sel.records().slice(mark).map((r) => shelf.sel.describe(r)),
   };
 }

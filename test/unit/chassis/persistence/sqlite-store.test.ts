@@ -194,11 +194,11 @@ describe('acknowledged writes survive SIGKILL', () => {
     expect(store.integrityCheck()).toEqual(['ok']);
     const shelf = Shelf.open({ config: loadDefaultShelf(), platform: { clock: new SimClock(), log: nullLogger, random: new SeededRandom(2) }, store });
     expect(shelf.state('slot3')).toBe(1);
-    const ids = new Set(shelf.selRecords().map((r) => r.recordId));
+    const ids = new Set(shelf.sel.records().map((r) => r.recordId));
     const missing = acked.filter((id) => !ids.has(id));
     expect(missing).toEqual([]);
     // the deactivation's three transitions are in the SEL too
-    const texts = shelf.selRecords().map((r) => shelf.describeSel(r));
+    const texts = shelf.sel.records().map((r) => shelf.sel.describe(r));
     for (const m of ['M5', 'M6', 'M1']) expect(texts).toContain(`FRU Hot Swap Node3 HotSwap | Transition to ${m} | Asserted`);
     shelf.close();
     store.close();

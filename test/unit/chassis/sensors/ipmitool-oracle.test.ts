@@ -60,7 +60,7 @@ function emulatorScript(r: Rig): { script: string; names: string[]; eventOnly: s
         continue;
       }
       names.push(rec.idString);
-      const v = r.shelf.sensor(fru, rec.sensorNumber);
+      const v = r.shelf.sensors.get(fru, rec.sensorNumber);
       if (rec.type === 'full') {
         lines.push(`sensor_add 0x20 0 ${num} ${rec.sensorType} 0x01`);
         lines.push(`sensor_set_event_support 0x20 0 ${num} enable scanning per-state 000101010000000 000101010000000 000101010000000 000101010000000`);
@@ -74,7 +74,7 @@ function emulatorScript(r: Rig): { script: string; names: string[]; eventOnly: s
   }
   const fru = encodeFruInventory(r.shelf.fruConfig('shmc-a').inventory);
   lines.push(`mc_add_fru_data 0x20 0 ${fru.length} data ${hex(fru)}`);
-  for (const rec of r.shelf.selRecords()) {
+  for (const rec of r.shelf.sel.records()) {
     const key = `${rec.generatorId! & 0xff}/${rec.sensorNumber}`;
     const num = renumber.get(key);
     if (num === undefined) continue; // shmc-b's own records (IPMB 12h)
@@ -102,14 +102,14 @@ describe('ipmitool decodes the SDR, SEL and FRU bytes atcasim produces', () => {
   beforeAll(async () => {
     if (!ipmiSim) throw new Error('ipmi_sim not found: install the Debian package "openipmi" (the project\'s tool list includes it)');
     r = rig();
-    r.shelf.openHandle('slot3');
+    r.shelf.hotSwap.openHandle('slot3');
     r.run(2000); // slot3: M4 → M5 → M6 → M1
-    r.shelf.setSensorValue('slot4', 'Node4 Temp', 83);
-    r.shelf.setFanLevel('fan2', 3); // 6000 RPM × 3/8 = 2250 RPM: below the lower non-critical 2500
+    r.shelf.sensors.setValue('slot4', 'Node4 Temp', 83);
+    r.shelf.fans.setLevel('fan2', 3); // 6000 RPM × 3/8 = 2250 RPM: below the lower non-critical 2500
     // the records the HA layer and fault injection write: role, health, watchdog (as ha-part logs it)
-    r.shelf.setRole('slot4', 'active', 3, { share: 'lb1/slot4' });
-    r.shelf.injectFault('slot3', 'payload'); // slot3 is in M1: the record only
-    r.shelf.logEvent({ generatorId: 0x88, sensorType: 0x23, sensorNumber: eventSensor(r.shelf.fruConfig('slot4'), 'watchdog')!.number, eventDirType: 0x6f, eventData: [0xc1, 0x01, 0xff] });
+    r.shelf.roles.set('slot4', 'active', 3, { share: 'lb1/slot4' });
+    r.shelf.hotSwap.injectFault('slot3', 'payload'); // slot3 is in M1: the record only
+    r.shelf.sel.log({ generatorId: 0x88, sensorType: 0x23, sensorNumber: eventSensor(r.shelf.fruConfig('slot4'), 'watchdog')!.number, eventDirType: 0x6f, eventData: [0xc1, 0x01, 0xff] });
     const emu = emulatorScript(r);
     names = emu.names;
     eventOnly = emu.eventOnly;
@@ -168,9 +168,9 @@ describe('ipmitool decodes the SDR, SEL and FRU bytes atcasim produces', () => {
   it('sel elist: hot-swap and threshold events read as atcasim describes them', () => {
     const lines = ipmitool('sel', 'elist').trimEnd().split('\n');
     const ours = r.shelf
-      .selRecords()
+      .sel.records()
       .filter((x) => selIds.includes(x.recordId))
-      .map((x) => r.shelf.describeSel(x).split('|').map((s) => s.trim()).slice(0, 3));
+      .map((x) => r.shelf.sel.describe(x).split('|').map((s) => s.trim()).slice(0, 3));
     // ipmi_sim logs its own "Transition to M4" events when the emulator script sets the Hot Swap
     // sensors; atcasim's records follow them.
     const events = lines

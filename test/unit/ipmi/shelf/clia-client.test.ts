@@ -118,9 +118,9 @@ describe('requests', () => {
     await expect(api.handle('slot9', 'open')).rejects.toMatchObject({ cc: 0xd3, code: 'empty_slot', message: 'handle open slot9: slot9 is empty' });
     await expect(api.setActivation(0x4e, true)).rejects.toBeInstanceOf(RefusedError);
     const sdr = await api.sdr();
-    expect(sdr).toHaveLength(r.shelf.sdrRecords().length);
-    expect(sdr.map((x) => ('idString' in x ? x.idString : ''))).toEqual(r.shelf.sdrRecords().map((x) => x.idString));
-    expect((await api.sel()).map((x) => x.recordId)).toEqual(r.shelf.selRecords().map((x) => x.recordId));
+    expect(sdr).toHaveLength(r.shelf.sdr.records().length);
+    expect(sdr.map((x) => ('idString' in x ? x.idString : ''))).toEqual(r.shelf.sdr.records().map((x) => x.idString));
+    expect((await api.sel()).map((x) => x.recordId)).toEqual(r.shelf.sel.records().map((x) => x.recordId));
     expect(await api.sensorReading(0x86, 1)).toEqual({ raw: 48, flags: 0xc0, states: 0, available: true });
     expect(await api.switchover()).toEqual({ from: 'shmc-a', to: 'shmc-b' });
     expect((await api.shmStatus()).self).toBe('shmc-b');

@@ -29,9 +29,9 @@ describe('chassis (20h)', () => {
     r.run(5000);
     expect(r.shelf.state('slot3')).toBe(4);
     expect(r.call(0x20, CHASSIS, 0x04)).toEqual({ cc: 0, data: [] });
-    expect(r.shelf.chassisStatus().identify).toBe('timed');
+    expect(r.shelf.chassis.status().identify).toBe('timed');
     expect(r.call(0x20, CHASSIS, 0x04, [0x00, 0x01])).toEqual({ cc: 0, data: [] });
-    expect(r.shelf.chassisStatus().identify).toBe('indefinite');
+    expect(r.shelf.chassis.status().identify).toBe('indefinite');
     expect(r.call(0x20, CHASSIS, 0x02, [0x07]).cc).toBe(0xcc);
     expect(r.call(0x20, CHASSIS, 0x02, []).cc).toBe(0xc7);
   });
@@ -48,7 +48,7 @@ describe('chassis (20h)', () => {
   it('a USER session cannot send Chassis Control (D4h); chassis commands exist only at 20h', () => {
     const r = rig();
     expect(r.call(0x20, CHASSIS, 0x02, [0x00], { privilege: 2 }).cc).toBe(0xd4);
-    expect(r.shelf.chassisStatus().powerOn).toBe(true);
+    expect(r.shelf.chassis.status().powerOn).toBe(true);
     expect(r.call(0x86, CHASSIS, 0x01).cc).toBe(0xc1);
   });
 });
@@ -58,9 +58,9 @@ describe('sensors and events', () => {
     const r = rig();
     expect(r.call(0x20, SE, 0x2d, [1])).toEqual({ cc: 0, data: [42, 0xc0, 0x00, 0x00] });
     expect(r.call(0x20, SE, 0x2d, [2])).toEqual({ cc: 0, data: [4, 0xc0, 0x10, 0x00] });
-    r.shelf.setSensorValue('slot3', 'Node3 Temp', 85);
+    r.shelf.sensors.setValue('slot3', 'Node3 Temp', 85);
     expect(r.call(0x86, SE, 0x2d, [1])).toEqual({ cc: 0, data: [85, 0xc0, 0x18, 0x00] }); // ≥ UNC, ≥ UC
-    r.shelf.injectFault('slot4', 'comm');
+    r.shelf.hotSwap.injectFault('slot4', 'comm');
     expect(r.call(0x88, SE, 0x2d, [1]).data[1]).toBe(0xe0); // M7: reading unavailable
     expect(r.call(0x20, SE, 0x2d, [9]).cc).toBe(0xcb);
   });
@@ -71,7 +71,7 @@ describe('sensors and events', () => {
     expect(r.call(0x86, SE, 0x27, [3])).toEqual({ cc: 0, data: [0x1b, 114, 108, 0, 126, 132, 0] }); // 12V: 0.1 V units
     expect(r.call(0x86, SE, 0x27, [2]).cc).toBe(0xcd);
     expect(r.call(0x86, SE, 0x26, [1, 0x08, 0, 0, 0, 75, 0, 0])).toEqual({ cc: 0, data: [] });
-    expect(r.shelf.sensor('slot3', 1).thresholds!.unc).toBe(75);
+    expect(r.shelf.sensors.get('slot3', 1).thresholds!.unc).toBe(75);
     expect(r.call(0x86, SE, 0x26, [1, 0x01, 40, 0, 0, 0, 0, 0]).cc).toBe(0xcc); // LNC is not a threshold of this sensor
     expect(r.call(0x86, SE, 0x25, [1, 0xff])).toEqual({ cc: 0, data: [2, 2] });
     expect(r.call(0x20, SE, 0x29, [1])).toEqual({ cc: 0, data: [0xc0, 0x80, 0x0a, 0x80, 0x0a] }); // unc+ ucr+ unr+
@@ -80,10 +80,10 @@ describe('sensors and events', () => {
 
   it('Platform Event logs a SEL record with the requester as generator (LAN channel 1)', () => {
     const r = rig();
-    const before = r.shelf.selRecords().length;
+    const before = r.shelf.sel.records().length;
     expect(r.call(0x20, SE, 0x02, [0x04, 0x01, 0x30, 0x01, 0x09, 0xff, 0xff])).toEqual({ cc: 0, data: [] });
-    const rec = r.shelf.selRecords().at(-1)!;
-    expect(r.shelf.selRecords().length).toBe(before + 1);
+    const rec = r.shelf.sel.records().at(-1)!;
+    expect(r.shelf.sel.records().length).toBe(before + 1);
     expect(rec).toMatchObject({ generatorId: 0x1081, sensorType: 0x01, sensorNumber: 0x30, eventDirType: 0x01, eventData: [0x09, 0xff, 0xff] });
     expect(r.call(0x20, SE, 0x02, [0x02, 0x01, 0x30, 0x01, 0x09, 0xff, 0xff]).cc).toBe(0xcc); // event message revision
     expect(r.call(0x86, SE, 0x02, [0x04, 0x01, 0x30, 0x01, 0x09, 0xff, 0xff]).cc).toBe(0xc1); // IPMCs are not event receivers
@@ -197,7 +197,7 @@ describe('PICMG 3.0', () => {
     expect(r.shelf.state('slot3')).toBe(4);
     expect(r.call(0x86, PICMG, 0x0a, [0x00, 0x00, 0x02, 0x02]).data).toEqual([0x00]);
     expect(r.call(0x86, PICMG, 0x0b, [0x00, 0x00]).data).toEqual([0x00, 0x02]);
-    expect(() => r.shelf.openHandle('slot3')).toThrow(/deactivation is locked/);
+    expect(() => r.shelf.hotSwap.openHandle('slot3')).toThrow(/deactivation is locked/);
     expect(r.shelf.state('slot3')).toBe(4);
     expect(r.call(0x86, PICMG, 0x0c, [0x00, 0x00, 0x05]).cc).toBe(0xcc);
     expect(r.call(0x86, PICMG, 0x0a, [0x00, 0x00, 0x04, 0x00]).cc).toBe(0xcc);
@@ -237,7 +237,7 @@ describe('PICMG 3.0', () => {
     expect(r.call(0x20, PICMG, 0x0f, [0x00, 0x01]).data).toEqual([0x00, 0x01, 0x11, 0x00, 0x00, 0x01]);
     expect(r.call(0x20, PICMG, 0x0f, [0x00, 0x05]).cc).toBe(0xcc);
     expect(r.call(0x86, PICMG, 0x0e, [0x00, 0x42, 0x21, 0x00, 0x00, 0x00]).data).toEqual([0x00]);
-    expect(r.shelf.portStates('slot3', 'fabric', 2)[0]!.enabled).toBe(false);
+    expect(r.shelf.ports.states('slot3', 'fabric', 2)[0]!.enabled).toBe(false);
     expect(r.call(0x20, PICMG, 0x0e, [0x00, 0x02, 0x11, 0x00, 0x00, 0x00]).data).toEqual([0x00]);
     expect(r.call(0x20, PICMG, 0x0f, [0x00, 0x02]).data.at(-1)).toBe(0x00);
     expect(r.call(0x86, PICMG, 0x0e, [0x00, 0x42, 0x21, 0x00, 0x00, 0x02]).cc).toBe(0xcc);
@@ -248,7 +248,7 @@ describe('PICMG 3.0', () => {
     expect(r.call(0x86, PICMG, 0x10, [0x00, 0x00]).data).toEqual([0x00, 0x01, 0x00]);
     expect(r.call(0x86, PICMG, 0x12, [0x00, 0x00, 0x00]).data).toEqual([0x00, 0x02, 0x00, 0x08, 150, 250]); // 120 W, 200 W at 0.8 W
     expect(r.call(0x86, PICMG, 0x11, [0x00, 0x00, 0x01, 0x00]).data).toEqual([0x00]);
-    expect(r.shelf.powerLevel('slot3').level).toBe(1);
+    expect(r.shelf.power.level('slot3').level).toBe(1);
     expect(r.call(0x86, PICMG, 0x11, [0x00, 0x00, 0x03, 0x00]).cc).toBe(0xc9);
     expect(r.call(0x86, PICMG, 0x11, [0x00, 0x00, 0x15, 0x00]).cc).toBe(0xcc);
     expect(r.call(0x86, PICMG, 0x12, [0x00, 0x00, 0x04]).cc).toBe(0xcc);
@@ -259,7 +259,7 @@ describe('PICMG 3.0', () => {
     expect(r.call(0x52, PICMG, 0x14, [0x00, 0x00]).data).toEqual([0x00, 0, 15, 8, 0x80]);
     expect(r.call(0x52, PICMG, 0x15, [0x00, 0x00, 4, 0]).data).toEqual([0x00]);
     expect(r.call(0x52, PICMG, 0x16, [0x00, 0x00]).data).toEqual([0x00, 4, 4, 0]);
-    expect(r.shelf.sensor('fan1', 'Fan1 Speed').value).toBe(3000);
+    expect(r.shelf.sensors.get('fan1', 'Fan1 Speed').value).toBe(3000);
     expect(r.call(0x52, PICMG, 0x15, [0x00, 0x00, 0xfe]).data).toEqual([0x00]);
     expect(r.call(0x52, PICMG, 0x16, [0x00, 0x00]).data).toEqual([0x00, 0xfe, 4, 1]);
     expect(r.call(0x52, PICMG, 0x15, [0x00, 0x00, 16]).cc).toBe(0xc9);
@@ -270,11 +270,11 @@ describe('PICMG 3.0', () => {
     const r = rig();
     expect(r.call(0x20, PICMG, 0x0d, [0x00, 0x00]).data).toEqual([0x00, 0x01, 0x00]);
     const id = r.call(0x86, PICMG, 0x0d, [0x00, 0x00]).data;
-    const rec = r.shelf.sdrRecords()[id[1]! - 1]!;
+    const rec = r.shelf.sdr.records()[id[1]! - 1]!;
     expect(rec).toMatchObject({ type: 'mc-locator', slaveAddress: 0x86 });
     // a ShMC at its own address has its own locator besides the 20h one
     const own = r.call(0x10, PICMG, 0x0d, [0x00, 0x00]).data;
-    expect(r.shelf.sdrRecords()[own[1]! - 1]!).toMatchObject({ type: 'mc-locator', slaveAddress: 0x10, idString: 'ShMC-A' });
+    expect(r.shelf.sdr.records()[own[1]! - 1]!).toMatchObject({ type: 'mc-locator', slaveAddress: 0x10, idString: 'ShMC-A' });
   });
 
   it('AMC port state, clocks and bused resources (the minimal model of extras.ts)', () => {

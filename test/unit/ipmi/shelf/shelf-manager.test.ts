@@ -25,14 +25,14 @@ describe('switchover (built-in fallback: the Shelf\'s ShMC roles)', () => {
     expect(site(r)).toBe(1);
     const res = r.call(0x20, OEM, OemCmd.switchover, oemData());
     expect(res.cc).toBe(0);
-    expect(r.shelf.roles('shmc-b')).toEqual([{ key: 'shmc-b', role: 'active', epoch: 1 }]);
-    expect(r.shelf.roles('shmc-a')).toEqual([{ key: 'shmc-a', role: 'standby.hot', epoch: 1 }]);
+    expect(r.shelf.roles.of('shmc-b')).toEqual([{ key: 'shmc-b', role: 'active', epoch: 1 }]);
+    expect(r.shelf.roles.of('shmc-a')).toEqual([{ key: 'shmc-a', role: 'standby.hot', epoch: 1 }]);
     expect(r.shelf.activeShmc()).toBe('shmc-b');
     expect(site(r)).toBe(2);
     const st = decodeShmStatus(Uint8Array.from(r.call(0x20, OEM, OemCmd.shmStatus, oemData()).data));
     expect(st).toMatchObject({ role: 'active', peerRole: 'standby.hot', epoch: 1, self: 'shmc-b', peer: 'shmc-a', site: 2, peerSite: 1, flags: 0x07 });
     r.call(0x20, OEM, OemCmd.switchover, oemData());
-    expect(r.shelf.roles('shmc-a')[0]).toMatchObject({ role: 'active', epoch: 2 });
+    expect(r.shelf.roles.of('shmc-a')[0]).toMatchObject({ role: 'active', epoch: 2 });
   });
 
   it('Set FRU Activation (deactivate) of FRU 0 at 20h: switchover, then the old ShMC goes M6 → M1 (role failed); its handle brings it back as standby.hot', () => {
@@ -40,7 +40,7 @@ describe('switchover (built-in fallback: the Shelf\'s ShMC roles)', () => {
     expect(r.call(0x20, PICMG, 0x0c, [0x00, 0x00, 0x00]).data).toEqual([0x00]);
     expect(r.shelf.activeShmc()).toBe('shmc-b');
     expect(r.shelf.state('shmc-a')).toBe(6);
-    expect(r.shelf.roles('shmc-a')[0]!.role).toBe('failed');
+    expect(r.shelf.roles.of('shmc-a')[0]!.role).toBe('failed');
     r.run(1500);
     expect(r.shelf.state('shmc-a')).toBe(1);
     // nobody to switch over to now
@@ -49,10 +49,10 @@ describe('switchover (built-in fallback: the Shelf\'s ShMC roles)', () => {
     expect(decodeOemError(Uint8Array.from(refused.data))).toMatchObject({ code: 'no_standby' });
     expect(r.call(0x20, PICMG, 0x0c, [0x00, 0x00, 0x00]).cc).toBe(0xd5);
     expect(r.shelf.state('shmc-b')).toBe(4);
-    r.shelf.closeHandle('shmc-a');
+    r.shelf.hotSwap.closeHandle('shmc-a');
     r.run(3000);
     expect(r.shelf.state('shmc-a')).toBe(4);
-    expect(r.shelf.roles('shmc-a')[0]!.role).toBe('standby.hot');
+    expect(r.shelf.roles.of('shmc-a')[0]!.role).toBe('standby.hot');
   });
 
   it('FRU Control cold reset of FRU 0 at 20h: switchover, the old ShMC stays in M4 as standby.hot; warm reset is no switchover', () => {
@@ -62,7 +62,7 @@ describe('switchover (built-in fallback: the Shelf\'s ShMC roles)', () => {
     expect(r.call(0x20, PICMG, 0x04, [0x00, 0x00, 0x00]).data).toEqual([0x00]);
     expect(r.shelf.activeShmc()).toBe('shmc-b');
     expect(r.shelf.state('shmc-a')).toBe(4);
-    expect(r.shelf.roles('shmc-a')[0]!.role).toBe('standby.hot');
+    expect(r.shelf.roles.of('shmc-a')[0]!.role).toBe('standby.hot');
   });
 
   it('the standby ShMC is deactivated like any FRU (FRU ID = its hardware address at 20h): no switchover', () => {
@@ -80,7 +80,7 @@ describe('switchover (built-in fallback: the Shelf\'s ShMC roles)', () => {
     expect(ext.cc).toBe(0);
     expect(r.shelf.activeShmc()).toBe('shmc-a');
     expect(site(r)).toBe(1);
-    expect(r.shelf.roles('shmc-b')[0]!.role).toBe('failed');
+    expect(r.shelf.roles.of('shmc-b')[0]!.role).toBe('failed');
     // an extracted IPMC no longer answers on IPMB-0 (the ShMC at 12h)
     expect(r.ipmi.server.controllerAt(0x12)).toBeUndefined();
     expect(decodeShmStatus(Uint8Array.from(r.call(0x20, OEM, OemCmd.shmStatus, oemData()).data)).peerRole).toBe('absent');
@@ -89,7 +89,7 @@ describe('switchover (built-in fallback: the Shelf\'s ShMC roles)', () => {
   it('status before any role is set: the first ShMC in M4 is active, the peer standby.hot / failed by its M-state', () => {
     const r = rig();
     expect(r.ipmi.services.shmStatus()).toEqual({ self: 'shmc-a', role: 'active', peer: 'shmc-b', peerRole: 'standby.hot', epoch: 0 });
-    r.shelf.openHandle('shmc-b');
+    r.shelf.hotSwap.openHandle('shmc-b');
     expect(r.ipmi.services.shmStatus().peerRole).toBe('failed');
   });
 });
@@ -98,17 +98,17 @@ describe('switchover through the HA hooks', () => {
   it('the hook gets reason, from and to; 20h follows the roles it sets', () => {
     let rr: ReturnType<typeof rig> | undefined;
     const switchover = vi.fn((q: { from: string; to: string }) => {
-      rr!.shelf.setRole(q.to, 'active', 7);
-      rr!.shelf.setRole(q.from, 'standby.ready', 7);
+      rr!.shelf.roles.set(q.to, 'active', 7);
+      rr!.shelf.roles.set(q.from, 'standby.ready', 7);
     });
     const r = (rr = rig({ ha: { switchover } }));
     expect(r.call(0x20, PICMG, 0x04, [0x00, 0x00, 0x00]).data).toEqual([0x00]);
     expect(switchover).toHaveBeenCalledWith({ reason: 'cold-reset', from: 'shmc-a', to: 'shmc-b' });
     expect(site(r)).toBe(2);
     // the fallback leaves roles alone when the HA layer owns them
-    r.shelf.openHandle('shmc-a');
+    r.shelf.hotSwap.openHandle('shmc-a');
     r.run(3000);
-    expect(r.shelf.roles('shmc-a')[0]!.role).toBe('standby.ready');
+    expect(r.shelf.roles.of('shmc-a')[0]!.role).toBe('standby.ready');
   });
 
   it('a hook that refuses (CommandError) or does nothing: D5h with the reason; nothing moves', () => {
@@ -131,8 +131,8 @@ describe('switchover through the HA hooks', () => {
   it('the status hook answers shmstatus; roles set by the HA layer alone also move 20h', () => {
     const r = rig({ ha: { shmStatus: () => ({ self: 'shmc-a', role: 'active', peer: 'shmc-b', peerRole: 'standby.ready', epoch: 4 }) } });
     expect(decodeShmStatus(Uint8Array.from(r.call(0x20, OEM, OemCmd.shmStatus, oemData()).data))).toMatchObject({ peerRole: 'standby.ready', epoch: 4 });
-    r.shelf.setRole('shmc-b', 'active', 5);
-    r.shelf.setRole('shmc-a', 'standby.hot', 5);
+    r.shelf.roles.set('shmc-b', 'active', 5);
+    r.shelf.roles.set('shmc-a', 'standby.hot', 5);
     expect(site(r)).toBe(2);
   });
 });
@@ -171,12 +171,12 @@ describe('OEM commands', () => {
     // -5.5 V is below what the 0 … 25.5 V sensor reads: C9h out_of_range, not clamped to 0
     const low = r.call(0x20, OEM, OemCmd.sensorValue, oemData((w) => (w.u32le(-5500 >>> 0), putStr(w, 'slot3'), putStr(w, 'Node3 12V'))));
     expect(low.cc).toBe(0xc9);
-    expect(r.shelf.sensor('slot3', 'Node3 12V').status).toBe('ok');
+    expect(r.shelf.sensors.get('slot3', 'Node3 12V').status).toBe('ok');
     // -0.04 V (signed on the wire) is within half a count of raw 0 (0 V), below LC → status "cr" (code 2), value 0
     const s = r.call(0x20, OEM, OemCmd.sensorValue, oemData((w) => (w.u32le(-40 >>> 0), putStr(w, 'slot3'), putStr(w, 'Node3 12V'))));
     expect(s.cc).toBe(0);
     expect(s.data.slice(3)).toEqual([0, 2, 0, 0, 0, 0]);
-    expect(r.shelf.sensor('slot3', 'Node3 12V').status).toBe('cr');
+    expect(r.shelf.sensors.get('slot3', 'Node3 12V').status).toBe('cr');
     const up = r.call(0x20, OEM, OemCmd.sensorValue, oemData((w) => (w.u32le(12_400), putStr(w, 'slot3'), putStr(w, 'Node3 12V'))));
     expect(up.data.slice(3)).toEqual([124, 0, 0x70, 0x30, 0, 0]); // raw 124, ok, 12400 mV
     expect(r.call(0x20, OEM, OemCmd.handle, oemData((w) => (w.u8(0), putStr(w, 'slot5'))), { privilege: 2 }).cc).toBe(0xd4);
@@ -195,9 +195,9 @@ describe('OEM commands', () => {
 describe('IPM controllers of FRUs that are not installed', () => {
   it('an extracted board has no controller on IPMB-0 (Send Message: NAK on write); inserted again, it answers', () => {
     const r = rig();
-    r.shelf.extract('slot3');
+    r.shelf.hotSwap.extract('slot3');
     expect(r.ipmi.server.controllerAt(0x86)).toBeUndefined();
-    r.shelf.insert('slot3');
+    r.shelf.hotSwap.insert('slot3');
     expect(r.ipmi.server.controllerAt(0x86)).toBeDefined();
     expect(r.call(0x86, 0x06, 0x01).data.slice(0, 3)).toEqual([0x00, 0x81, 0x01]); // device ID 0, provides device SDRs, fw 1.05
   });

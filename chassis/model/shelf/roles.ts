@@ -1,0 +1,86 @@
+/**
+ * HA roles as the shelf shows them: the HA layer reports each node's role (per share for the
+ * processor boards) with its epoch — display and audit only, never restored as authority. Each
+ * change is persisted and logged as a SEL record of the controller's HA role sensor; when the active
+ * ShMC changes, the shelf-manager address follows it.
+ *
+ * Sources: IPMI v2.0 Table 42-2 (availability offsets, reading type 0Ah); research/ha.md §5 (roles).
+ */
+import { CommandError } from '../../../board/common/errors.ts';
+import type { FruRef } from '../../config/slots.ts';
+import type { HaRoleRecord } from '../../persistence/store.ts';
+import { eventSensor } from '../../sensors/event-sensors.ts';
+import type { SelEventInput } from '../../sensors/sel.ts';
+import { READING_TYPE, SENSOR_TYPE } from '../../sensors/sensor-types.ts';
+import { HA_ROLES, type HaRoleName } from '../events.ts';
+import type { ShelfContext } from './context.ts';
+import type { ShelfSel } from './sel.ts';
+
+/** Role → availability offset (IPMI Table 42-2, type 0Ah) used in role-change SEL records. */
+const ROLE_OFFSET: Readonly<Record<HaRoleName, number>> = {
+  booting: 0x01,
+  arbitrating: 0x01,
+  active: 0x03,
+  'standby.ready': 0x05,
+  'standby.hot': 0x05,
+  resetting: 0x02,
+  failed: 0x04,
+};
+
+/** Role commands (`shelf.roles`). */
+export class ShelfRoles {
+  /** @param activeShmcChanged called when a role change moved the shelf-manager address */
+  constructor(
+    private readonly ctx: ShelfContext,
+    private readonly sel: ShelfSel,
+    private readonly activeShmcChanged: () => void,
+  ) {}
+
+  /**
+   * The HA layer reports a node's role (display and audit only: never restored as authority).
+   * Persisted with its epoch, logged as a SEL record (sensor type 28h Management Subsystem Health
+   * for ShMCs, 15h Module/Board for boards; availability offsets: active = "Transition to On Line",
+   * standby = "Off Duty", booting/arbitrating = "In Test", resetting = "Power Off", failed =
+   * "Off Line"; data 2 = role index, data 3 = epoch mod 256). When the active ShMC changes, the
+   * shelf-manager address follows it.
+   * @param opts.share the processor share the role is for (e.g. 'lb1/slot3'); default the node itself
+   * @throws CommandError('unknown_fru' | 'bad_value')
+   */
+  set(node: FruRef, role: HaRoleName, epoch: number, opts: { share?: string } = {}): void {
+    const { frus, clock, store } = this.ctx;
+    const rt = frus.get(node);
+    if (!(HA_ROLES as readonly string[]).includes(role)) throw new CommandError('bad_value', `"${role}" is not a role (${HA_ROLES.join(', ')})`);
+    if (!Number.isInteger(epoch) || epoch < 0) throw new CommandError('bad_value', `epoch ${epoch} must be a non-negative integer`);
+    const key = opts.share ?? rt.cfg.name;
+    const previous = rt.roles.get(key);
+    if (previous && previous.role === role && previous.epoch === epoch) return;
+    const wasActive = frus.activeShmc();
+    rt.roles.set(key, { role, epoch });
+    const rec: HaRoleRecord = { key, node: rt.cfg.name, role, epoch, at: this.sel.time() };
+    // the controller's HA role sensor (chassis/sensors/event-sensors.ts); a FRU kind HA pairs are not
+    // made of has none, and its role records carry the reserved number FFh
+    const roleSensor = eventSensor(rt.cfg, 'ha-role');
+    const sel: SelEventInput = {
+      generatorId: frus.generatorFor(rt),
+      sensorType: roleSensor?.sensorType ?? (rt.cfg.kind === 'shmc' ? SENSOR_TYPE.managementSubsystemHealth : SENSOR_TYPE.moduleBoard),
+      sensorNumber: roleSensor?.number ?? 0xff,
+      eventDirType: READING_TYPE.availability,
+      eventData: [0xa0 | ROLE_OFFSET[role], HA_ROLES.indexOf(role), epoch & 0xff],
+    };
+    try {
+      this.sel.commit([], [sel], [{ type: 'role', at: clock.now(), node: rt.cfg.name, key, role, ...(previous ? { previous: previous.role } : {}), epoch }], () =>
+        store.putRole(rec),
+      );
+    } catch (e) {
+      if (previous) rt.roles.set(key, previous);
+      else rt.roles.delete(key);
+      throw e;
+    }
+    if (rt.cfg.kind === 'shmc' && wasActive !== frus.activeShmc()) this.activeShmcChanged();
+  }
+
+  /** Current roles of a node (key → role, epoch). @throws CommandError('unknown_fru') */
+  of(node: FruRef): Array<{ key: string; role: HaRoleName; epoch: number }> {
+    return [...this.ctx.frus.get(node).roles].map(([key, v]) => ({ key, ...v }));
+  }
+}
