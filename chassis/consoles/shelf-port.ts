@@ -2,7 +2,7 @@
  * The ConsoleBoardPort of a FRU in a running emulator: identity and state from the Shelf (its
  * configuration and readonly snapshot), sessions, the RS table and weights from the DataPlane
  * (processor boards), HA roles from the Shelf plus the HA part's live figures when it is wired,
- * and `reboot` as a FRU Control cold reset (PICMG 3.0 §3.2.4.3.2, Shelf.fruControl) — so a
+ * and `reboot` as a FRU Control cold reset (PICMG 3.0 §3.2.4.3.2, Shelf.payload.control) — so a
  * `reboot` typed on a processor board's console takes it out of service for one hot-swap step,
  * exactly as `ipmitool picmg frucontrol … 0` does.
  *

@@ -12,17 +12,17 @@ import type { HaPart } from './ha-seam.ts';
 
 /** What every operator command may do; each throws CommandError when refused. */
 export interface OperatorCommands {
-  /** Opens the ejector handle (deactivation M4 → M5 → M6 → M1). Shelf.openHandle. */
+  /** Opens the ejector handle (deactivation M4 → M5 → M6 → M1). Shelf.hotSwap.openHandle. */
   openHandle(fru: string): HotSwapOutcome;
-  /** Closes the handle (activation M1 → M2 → M3 → M4). Shelf.closeHandle. */
+  /** Closes the handle (activation M1 → M2 → M3 → M4). Shelf.hotSwap.closeHandle. */
   closeHandle(fru: string): HotSwapOutcome;
-  /** Pulls the board from the backplane (M0). Shelf.extract. */
+  /** Pulls the board from the backplane (M0). Shelf.hotSwap.extract. */
   extract(fru: string): HotSwapOutcome;
-  /** Plugs it back in (M0 → M1, handle closed → M4). Shelf.insert. */
+  /** Plugs it back in (M0 → M1, handle closed → M4). Shelf.hotSwap.insert. */
   insert(fru: string): HotSwapOutcome;
-  /** Injects a fault (default payload). Shelf.injectFault. */
+  /** Injects a fault (default payload). Shelf.hotSwap.injectFault. */
   injectFault(fru: string, kind?: FaultKind): HotSwapOutcome;
-  /** Repairs injected faults. Shelf.repair. */
+  /** Repairs injected faults. Shelf.hotSwap.repair. */
   repair(fru: string): HotSwapOutcome;
   /** Planned switchover of a pair (`shmc`, `lb1`, …). HA layer; `not_available` until it is wired. */
   switchover(pair: string): void;

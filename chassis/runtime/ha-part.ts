@@ -12,7 +12,7 @@
  *   buddy takes over from its synced state. FRU Control resets (IPMI) reset the node.
  * - Node faults (crash, watchdog expiry, power-off, upgrade reboot) take the board's payload out of
  *   service for as long as the node is down; a hang or pause freezes the node's software only.
- * - Roles go to the Shelf (`Shelf.setRole`: display, persistence and one SEL record each, never
+ * - Roles go to the Shelf (`Shelf.roles.set`: display, persistence and one SEL record each, never
  *   restored as authority; epochs are restored as fencing tokens). Watchdog expiries and
  *   pre-timeouts are SEL records (Watchdog 2 sensor type, IPMI v2.0 Table 42-3).
  * - IPMI: the shelf address follows the active ShMC; a switchover requested over IPMI (FRU 0 at 20h

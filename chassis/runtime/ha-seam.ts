@@ -3,7 +3,7 @@
  *
  * The emulator does not know how pairs arbitrate; it asks an optional `HaPart` for three things:
  * operator actions (`switchover`, `hang`, `heal`), a read-only status for the TUI and the stats
- * line, and a clean stop. Role changes reach the shelf through `Shelf.setRole` (persisted, one SEL
+ * line, and a clean stop. Role changes reach the shelf through `Shelf.roles.set` (persisted, one SEL
  * record each), so the TUI's front view shows roles from the ChassisSnapshot whether or not the
  * HA part also reports live details (heartbeat age, watchdog countdown, sync lag) here.
  *
@@ -63,7 +63,7 @@ export interface HaPart {
 }
 
 /**
- * What an HA factory receives: the shelf (roles and SEL through `Shelf.setRole`), the data plane
+ * What an HA factory receives: the shelf (roles and SEL through `Shelf.roles.set`), the data plane
  * (`group` for moving shares, `board(slot)` for session sync and promotion; built with the HA
  * buddies as ECMP failover targets whenever an HA factory is given), and the platform.
  */

@@ -4,7 +4,7 @@
  * and the status `clia shmstatus` reports.
  *
  * With an HA hook (the runtime's pair controller) the switchover is the HA layer's: the hook must
- * move the `active` role (Shelf.setRole) before it returns, or throw CommandError to refuse.
+ * move the `active` role (Shelf.roles.set) before it returns, or throw CommandError to refuse.
  * Until HA is wired, a built-in fallback does it through the Shelf's ShMC roles, so the shelf
  * address keeps answering (the peer now): the peer must be installed in M4 without faults and not
  * `failed`/`resetting`/`booting`; it becomes `active` with the next epoch, the old active becomes
