@@ -14,7 +14,8 @@ import type { Emulator, IpmiListen } from '../runtime/emulator.ts';
 import type { HaFactory } from '../runtime/ha-seam.ts';
 import type { ShmcNode } from '../split/bus-codec.ts';
 import { shmcArgv } from '../split/shmc-flags.ts';
-import { SplitShelf, splitHaFactory } from '../split/split-shelf.ts';
+import { splitHaFactory } from '../split/split-ha.ts';
+import { SplitShelf } from '../split/split-shelf.ts';
 
 /** A free port on 127.0.0.1 (bound once and released: a small race with other programs remains). */
 export async function freePort(kind: 'udp' | 'tcp', host = '127.0.0.1'): Promise<number> {

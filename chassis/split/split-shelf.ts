@@ -14,13 +14,11 @@
  *   the reply of the request that caused them (the ShMC mirrors them to its standby and holds the
  *   reply until the standby committed: mirror.ts);
  * - the management state's source of truth is the active ShMC's database: a new active either loads
- *   its state into the shelf (`stateload`: the shelf's SEL, users and thresholds are replaced by it)
- *   or, when its database never held one, is seeded from the shelf (`statewant` → every record, then
- *   `stateend`). Until one of the two is done the ShMC is not "loaded": no IPMI datagram is relayed
- *   through it and no change is pushed to it. SEL records and thresholds the shelf's own hardware
- *   logs while no loaded active ShMC exists (the fault that caused the takeover, the new active's
- *   On Line) are held as pending, kept through a load and pushed to the new active after it — as an
- *   IPM controller retries its events until the event receiver takes them;
+ *   its state into the shelf or is seeded from it (management-sync.ts). Until one of the two is done
+ *   the ShMC is not "loaded": no IPMI datagram is relayed through it and no change is pushed to it.
+ *   SEL records and thresholds the shelf's own hardware logs while no loaded active ShMC exists
+ *   (the fault that caused the takeover, the new active's On Line) are held as pending and pushed to
+ *   the new active after its load;
  * - the roles the ShMCs report, shown on the Shelf (TUI, SEL, the shelf address follows the active).
  *
  * Time (issues 6/7): everything that judges a ShMC by time — its watchdog countdown, the age of its
@@ -31,7 +29,8 @@
  * stall counts at most `globalStallMs`; a ShMC whose own process stops still misses its kicks while
  * the shelf's loop turns, and is reset by its watchdog as before.
  *
- * Pure: the bus connections, the restart/kill of processes and the clock are ports.
+ * Pure: the bus connections, the restart/kill of processes and the clock are ports. The HA factory
+ * that puts the split shelf into the Emulator is ./split-ha.ts.
  */
 import type { Clock, TimerId } from '../../board/common/clock.ts';
 import { CommandError } from '../../board/common/errors.ts';
@@ -42,11 +41,10 @@ import type { LanServer } from '../ipmi/lan-server.ts';
 import type { ShelfIpmiHaHooks, ShmStatus } from '../ipmi/shelf/index.ts';
 import { HA_ROLES, type HaRoleName } from '../model/events.ts';
 import type { Shelf } from '../model/shelf.ts';
-import { InMemoryUserStore, administrators, hasAdministrator, trimPassword, type IpmiUser, type UserPrivilegeLimit } from '../ipmi/users.ts';
-import { THRESHOLD_NAMES } from '../sensors/thresholds.ts';
-import { decodeSelRecord, encodeSelRecord } from '../sensors/sel.ts';
-import type { HaFactory, HaMemberView, HaPart } from '../runtime/ha-seam.ts';
-import type { ShmcNode, StateItem, StateSel, ToShelf, ToShmc } from './bus-codec.ts';
+import { administrators, trimPassword, type IpmiUser } from '../ipmi/users.ts';
+import type { HaMemberView } from '../runtime/ha-seam.ts';
+import type { ShmcNode, ToShelf, ToShmc } from './bus-codec.ts';
+import { ManagementSync, type StateLoadSummary, type SyncedShmc } from './management-sync.ts';
 import { parseShmcArgv, stripAdminPassword } from './shmc-flags.ts';
 import { SHMC_NODES, ShmcHardware } from './shmc-hardware.ts';
 
@@ -96,36 +94,13 @@ export interface SplitShelfPorts {
   kill(reg: ShmcRegistration): void;
 }
 
-interface Live {
-  conn: BusConnection;
-  reg: ShmcRegistration;
+interface Live extends SyncedShmc {
+  readonly conn: BusConnection;
+  readonly reg: ShmcRegistration;
   role: HaRoleName;
   epoch: number;
   /** The ShMC's last report (heartbeat age, alarms) and when it came (shelf clock). */
   report?: { hbAgeMs: number | null; alarms: string[]; at: number };
-  /** Its management state is loaded into the shelf or seeded from it (see the module header). */
-  loaded: boolean;
-  /** A `stateload` being received (chunks until `done`). */
-  load?: { sel: StateSel[]; state: StateItem[] };
-  /** The rest of a refused `stateload` is ignored. */
-  refuseLoad?: boolean;
-}
-
-/** What the last `stateload` did to the shelf's state (log line `stateload`, tests). */
-export interface StateLoadSummary {
-  node: ShmcNode;
-  /** SEL records of the shelf equal to the ShMC's (same ID, same bytes): kept. */
-  kept: number;
-  /** SEL records of the shelf the ShMC does not hold (not pending): deleted. */
-  dropped: number;
-  /** SEL records of the ShMC the shelf did not hold: added again (new ID, Add SEL Entry rules). */
-  readded: number;
-  /** SEL records the shelf logged while no ShMC was loaded: kept and pushed to the ShMC. */
-  pending: number;
-  /** IPMI users set from the ShMC's copy (0 when its copy was refused: no administrator). */
-  users: number;
-  /** Sensors whose thresholds were set from the ShMC's copy. */
-  thresholds: number;
 }
 
 /** See the module header. */
@@ -149,24 +124,13 @@ export class SplitShelf {
   private stallClock: StallCompensatedClock | undefined;
   /** Stalls of the shelf process compensated on the ShMCs' time (see the module header). */
   stalls = 0;
-  /** IDs of SEL records logged while no loaded active ShMC existed (see the module header). */
-  private readonly pendingSel = new Set<number>();
-  /**
-   * ShMCs whose database is known, in this shelf process's lifetime, to miss management changes: a
-   * change went to the active ShMC while this one was not its hot standby (down, booting, catching
-   * up). Its `stateload` would drop what the other one acknowledged, so it is refused and the ShMC
-   * seeded from the shelf instead. Cleared when the ShMC reports standby.hot (caught up) or is
-   * seeded.
-   */
-  private readonly stale = new Set<ShmcNode>();
-  /** Thresholds (FRU#number) changed while no loaded active ShMC existed. */
-  private readonly pendingThresholds = new Set<string>();
-  /** What the last load did. */
-  lastLoad: StateLoadSummary | undefined;
+  /** The management state between the shelf and the active ShMC (management-sync.ts). */
+  private readonly sync: ManagementSync;
   /** IPMI datagrams dropped because the ShMC that relayed them was not loaded yet. */
   unloadedIpmi = 0;
 
   constructor(private readonly p: SplitShelfPorts) {
+    this.sync = new ManagementSync({ log: p.log, active: () => this.activeLive(), liveRole: (node) => this.live.get(node)?.role });
     // The hardware's clock forwards to the stall-compensated one, created on first use (p.ha may be
     // filled in after construction).
     const shmcClock: Clock = {
@@ -189,24 +153,16 @@ export class SplitShelf {
   /** Binds the shelf model (roles, SEL records). */
   attachShelf(shelf: Shelf): void {
     this.shelf = shelf;
-    this.unsubs.push(shelf.on('sel.added', (e) => {
-      if (!this.sendChange({ t: 'sel', id: e.record.recordId, data: Buffer.from(encodeSelRecord(e.record)).toString('base64') })) this.pendingSel.add(e.record.recordId);
-    }));
-    this.unsubs.push(shelf.on('sel.deleted', (e) => {
-      this.pendingSel.delete(e.recordId);
-      this.sendChange({ t: 'seldel', id: e.recordId });
-    }));
-    this.unsubs.push(shelf.on('sel.cleared', () => {
-      this.pendingSel.clear();
-      this.sendChange({ t: 'selclear' });
-    }));
-    this.unsubs.push(shelf.on('sensor.thresholds', (e) => {
-      const active = this.loadedActive();
-      if (active) {
-        this.sendThresholds(active, e.fru, e.number);
-        this.changeSent(active);
-      } else this.pendingThresholds.add(`${e.fru}#${e.number}`);
-    }));
+    this.unsubs.push(...this.sync.attachShelf(shelf));
+  }
+
+  /** What the last `stateload` did (undefined before the first; a test may clear it). */
+  get lastLoad(): StateLoadSummary | undefined {
+    return this.sync.lastLoad;
+  }
+
+  set lastLoad(v: StateLoadSummary | undefined) {
+    this.sync.lastLoad = v;
   }
 
   /**
@@ -224,6 +180,7 @@ export class SplitShelf {
   /** Binds the IPMI LAN server the active ShMC relays to, and ticks it (session timeouts). */
   attachLan(server: LanServer, shelfAddressPort: number): () => void {
     this.lan = server;
+    this.sync.attachLan(server);
     const detach = server.attachTransport({
       localPort: shelfAddressPort,
       send: (bytes, peer) => this.activeLive()?.conn.send({ t: 'send', address: peer.address, port: peer.port, data: Buffer.from(bytes).toString('base64') }),
@@ -288,38 +245,10 @@ export class SplitShelf {
         this.onIpmi(l, m);
         return;
       case 'statewant':
-        this.seed(l);
-        this.p.log.info({ category: 'stateload', node, source: 'shelf' }, `${node}: its database never held the management state: seeded from the shelf`);
+        this.sync.onStateWant(l);
         return;
       case 'stateload':
-        if (l.refuseLoad) {
-          // the rest of a refused stateload
-          if (m.done) l.refuseLoad = false;
-          return;
-        }
-        if (!l.load && this.stale.has(node)) {
-          // its database misses changes the other ShMC acknowledged while this one was not its hot
-          // standby: loading it would drop them
-          this.p.log.warn({ category: 'stateload', node }, `${node}: its database misses management changes acknowledged while it was not the hot standby: stateload refused, seeded from the shelf`);
-          l.refuseLoad = !m.done;
-          this.seed(l);
-          return;
-        }
-        l.load ??= { sel: [], state: [] };
-        for (const r of m.sel) l.load.sel.push(r);
-        for (const r of m.state) l.load.state.push(r);
-        if (l.load.sel.length > 0xffff || l.load.state.length > 4096) {
-          this.p.log.error({ category: 'stateload', node }, `${node}: stateload too large: refused (the shelf's state is kept and seeds the ShMC)`);
-          l.load = undefined;
-          l.refuseLoad = !m.done;
-          this.seed(l);
-          return;
-        }
-        if (m.done) {
-          const load = l.load;
-          l.load = undefined;
-          this.applyLoad(l, load);
-        }
+        this.sync.onStateLoad(l, m);
         return;
       case 'report':
         l.report = { hbAgeMs: m.hbAgeMs, alarms: m.alarms.slice(0, 16), at: this.shmcTime().now() };
@@ -479,7 +408,7 @@ export class SplitShelf {
     }
     l.role = role as HaRoleName;
     l.epoch = epoch;
-    if (role === 'standby.hot') this.stale.delete(l.reg.node);
+    if (role === 'standby.hot') this.sync.caughtUp(l.reg.node);
     // Out of the active role its load ends: an activation later loads (or is seeded) again first.
     if (role !== 'active') l.loaded = false;
     this.display(l.reg.node, role as HaRoleName, epoch);
@@ -500,178 +429,6 @@ export class SplitShelf {
     return undefined;
   }
 
-  /** The active ShMC once its management state is loaded or seeded: management changes go to it. */
-  private loadedActive(): Live | undefined {
-    const l = this.activeLive();
-    return l?.loaded ? l : undefined;
-  }
-
-  /** Sends a management change to the loaded active ShMC (see changeSent). @returns false when no
-   * ShMC is active and loaded (the caller keeps it pending) */
-  private sendChange(m: ToShmc): boolean {
-    const active = this.loadedActive();
-    if (!active) return false;
-    active.conn.send(m);
-    this.changeSent(active);
-    return true;
-  }
-
-  /** A management change went to `to`: its peer misses it unless it is the hot standby. */
-  private changeSent(to: Live): void {
-    const peer: ShmcNode = to.reg.node === 'shmc-a' ? 'shmc-b' : 'shmc-a';
-    if (this.live.get(peer)?.role !== 'standby.hot') this.stale.add(peer);
-  }
-
-  /**
-   * Replaces the shelf's management state with a ShMC's (its `stateload`): SEL records the ShMC
-   * holds stay or are added again, the shelf's others go unless pending; users and thresholds are
-   * set from its copy. Then the ShMC is loaded and gets the pending records. Never throws.
-   */
-  private applyLoad(l: Live, load: { sel: StateSel[]; state: StateItem[] }): void {
-    const shelf = this.shelf;
-    const node = l.reg.node;
-    const sum: StateLoadSummary = { node, kept: 0, dropped: 0, readded: 0, pending: 0, users: 0, thresholds: 0 };
-    const oldIds: number[] = [];
-    if (shelf) {
-      // SEL: the ShMC's records, by ID and bytes.
-      const want = new Map<number, string>();
-      for (const r of load.sel) want.set(r.id, r.data);
-      const matched = new Set<number>();
-      for (const r of [...shelf.sel.records()]) {
-        if (want.get(r.recordId) === Buffer.from(encodeSelRecord(r)).toString('base64')) {
-          matched.add(r.recordId);
-          sum.kept++;
-          continue;
-        }
-        if (this.pendingSel.has(r.recordId)) continue;
-        try {
-          shelf.sel.delete(r.recordId, shelf.sel.reserve());
-          sum.dropped++;
-        } catch (e) {
-          this.p.log.warn({ category: 'stateload', node, id: r.recordId, err: String(e) }, 'SEL record not deleted');
-        }
-      }
-      for (const [id, data] of want) {
-        if (matched.has(id)) continue;
-        // A record the shelf lost (its database was replaced): logged again, as Add SEL Entry does
-        // (a new record ID; a system event gets the current SEL time). The ShMC drops its old ID.
-        try {
-          shelf.sel.add(decodeSelRecord(Buffer.from(data, 'base64')));
-          oldIds.push(id);
-          sum.readded++;
-        } catch (e) {
-          this.p.log.warn({ category: 'stateload', node, id, err: String(e) }, 'SEL record of the ShMC not added');
-        }
-      }
-      // Thresholds (FRU#number → {thresholds}); the ones the shelf changed meanwhile are kept.
-      for (const it of load.state) {
-        if (it.kind !== 'thresholds' || this.pendingThresholds.has(it.key)) continue;
-        const hash = it.key.lastIndexOf('#');
-        const fru = it.key.slice(0, hash);
-        const number = Number(it.key.slice(hash + 1));
-        try {
-          const t = (JSON.parse(it.data) as { thresholds?: Record<string, number> }).thresholds ?? {};
-          const cur = shelf.sensors.get(fru, number).thresholds ?? {};
-          if (THRESHOLD_NAMES.every((n) => (cur[n] ?? null) === (t[n] ?? null))) continue;
-          const next: Partial<Record<(typeof THRESHOLD_NAMES)[number], number | null>> = {};
-          for (const n of THRESHOLD_NAMES) next[n] = typeof t[n] === 'number' ? t[n] : null;
-          shelf.sensors.setThresholds(fru, number, next);
-          sum.thresholds++;
-        } catch (e) {
-          this.p.log.warn({ category: 'stateload', node, sensor: it.key, err: String(e) }, 'thresholds of the ShMC not applied');
-        }
-      }
-    }
-    sum.users = this.loadUsers(node, load.state);
-    sum.pending = this.pendingSel.size;
-    this.lastLoad = sum;
-    this.p.log.info({ category: 'stateload', ...sum }, `${node}: management state loaded from its database (SEL: ${sum.kept} kept, ${sum.dropped} dropped, ${sum.readded} added again, ${sum.pending} pending)`);
-    for (const id of oldIds) l.conn.send({ t: 'seldel', id });
-    this.finishLoad(l);
-  }
-
-  /** Seeds a ShMC with the shelf's state (a clear, every record, `stateend`): it is loaded. */
-  private seed(l: Live): void {
-    this.sendAllSel(l);
-    l.conn.send({ t: 'stateend' });
-    this.stale.delete(l.reg.node);
-    this.changeSent(l);
-    l.loaded = true;
-    this.pendingSel.clear();
-    this.pendingThresholds.clear();
-  }
-
-  /** The ShMC is loaded: the pending records and thresholds go to it, then every change. */
-  private finishLoad(l: Live): void {
-    l.loaded = true;
-    this.changeSent(l); // the load may have changed the shelf's state: a peer not hot misses it
-    if (this.shelf) {
-      for (const r of this.shelf.sel.records()) {
-        if (this.pendingSel.has(r.recordId)) l.conn.send({ t: 'sel', id: r.recordId, data: Buffer.from(encodeSelRecord(r)).toString('base64') });
-      }
-      for (const key of this.pendingThresholds) {
-        const hash = key.lastIndexOf('#');
-        this.sendThresholds(l, key.slice(0, hash), Number(key.slice(hash + 1)));
-      }
-    }
-    this.pendingSel.clear();
-    this.pendingThresholds.clear();
-    this.sendUserChanges(l, false);
-  }
-
-  /**
-   * Sets the LAN server's users from a ShMC's copy (all of them or none: a copy without an enabled
-   * administrator who can log in is refused, the shelf's users are kept and sent to the ShMC).
-   * @returns the number of users changed
-   */
-  private loadUsers(node: ShmcNode, state: StateItem[]): number {
-    const lan = this.lan;
-    if (!lan) return 0;
-    const users: IpmiUser[] = [];
-    for (const it of state) {
-      if (it.kind !== 'user') continue;
-      try {
-        const u = JSON.parse(it.data) as Omit<IpmiUser, 'password'> & { password: string };
-        users.push({
-          id: Number(it.key), name: String(u.name ?? ''), password: new Uint8Array(Buffer.from(String(u.password ?? ''), 'base64')),
-          privilege: u.privilege as UserPrivilegeLimit, enabled: u.enabled === true, ipmiMessaging: u.ipmiMessaging === true,
-          linkAuth: u.linkAuth === true, callinRestricted: u.callinRestricted === true,
-        });
-      } catch (e) {
-        this.p.log.warn({ category: 'stateload', node, user: it.key, err: String(e) }, 'user of the ShMC unreadable');
-      }
-    }
-    if (users.length === 0) return 0;
-    let ok = false;
-    try {
-      ok = hasAdministrator(new InMemoryUserStore(users));
-    } catch {
-      ok = false;
-    }
-    if (!ok) {
-      this.p.log.warn({ category: 'stateload', node }, `${node}: its users have no enabled administrator: the shelf's users are kept`);
-      this.sentUsers.clear();
-      return 0;
-    }
-    const key = (u: IpmiUser) => JSON.stringify({ ...u, password: Buffer.from(u.password).toString('base64') });
-    const current = new Map(lan.users.list().map((u) => [u.id, key(u)]));
-    const changed = users.filter((u) => current.get(u.id) !== key(u));
-    try {
-      // names first cleared, so that a name moving from one ID to another is never taken twice
-      for (const u of changed) if (lan.users.get(u.id)?.name !== u.name) lan.users.update(u.id, { name: '' });
-      for (const u of changed) {
-        const { id, ...fields } = u;
-        lan.users.update(id, fields);
-      }
-    } catch (e) {
-      this.p.log.error({ category: 'stateload', node, err: String(e) }, 'users of the ShMC not applied completely');
-    }
-    // What the ShMC holds now equals the LAN server's table: only later changes are sent.
-    this.sentUsers.clear();
-    for (const u of lan.users.list()) this.sentUsers.set(u.id, key(u));
-    return changed.length;
-  }
-
   private onIpmi(l: Live, m: Extract<ToShelf, { t: 'ipmi' }>): void {
     const replies: string[] = [];
     if (!l.loaded) {
@@ -686,43 +443,9 @@ export class SplitShelf {
         this.p.log.error({ category: 'ipmi', err: String(e) }, 'IPMI datagram failed');
       }
       // User changes the request made go to the active ShMC before its reply (mirrored, then answered).
-      this.sendUserChanges(l, false);
+      this.sync.sendUserChanges(l, false);
     }
     l.conn.send({ t: 'ipmi', id: m.id, replies });
-  }
-
-  private sendAllSel(l: Live): void {
-    if (!this.shelf) return;
-    l.conn.send({ t: 'selclear' });
-    for (const r of this.shelf.sel.records()) l.conn.send({ t: 'sel', id: r.recordId, data: Buffer.from(encodeSelRecord(r)).toString('base64') });
-    this.sendUserChanges(l, true);
-    for (const fru of this.shelf.fruNames()) {
-      for (const s of this.shelf.sensors.list(fru)) if (s.thresholds) this.sendThresholds(l, fru, s.number);
-    }
-  }
-
-  /** Users as the LAN server holds them, by ID, as last sent to the active ShMC. */
-  private readonly sentUsers = new Map<number, string>();
-
-  private sendUserChanges(l: Live, all: boolean): void {
-    if (!this.lan) return;
-    if (all) this.sentUsers.clear();
-    for (const u of this.lan.users.list()) {
-      const data = JSON.stringify({ ...u, password: Buffer.from(u.password).toString('base64') });
-      if (this.sentUsers.get(u.id) === data) continue;
-      this.sentUsers.set(u.id, data);
-      l.conn.send({ t: 'user', id: u.id, data });
-      this.changeSent(l);
-    }
-  }
-
-  private sendThresholds(l: Live, fru: string, number: number): void {
-    try {
-      const s = this.shelf!.sensors.get(fru, number);
-      l.conn.send({ t: 'thresholds', key: `${fru}#${number}`, data: JSON.stringify({ thresholds: s.thresholds, hysteresis: s.hysteresis }) });
-    } catch (e) {
-      this.p.log.warn({ category: 'split', fru, sensor: number, err: String(e) }, 'thresholds not sent');
-    }
   }
 
   private onReset(node: ShmcNode, restart: boolean): void {
@@ -743,40 +466,4 @@ export class SplitShelf {
       this.p.kill(reg);
     }
   }
-}
-
-/**
- * The HA factory of the split shelf: the emulator's HA part (`inner`, e.g. haFactory) for the
- * processor-board pairs only — the ShMC pair runs in the shmc processes — with the split shelf's
- * IPMI hooks and the ShMCs' member views added. Without `inner` (`--no-ha`) the processor boards
- * run without pairs (switchover and hang of a board answer "not available").
- */
-export function splitHaFactory(inner: HaFactory | undefined, split: SplitShelf): HaFactory {
-  return async (ctx) => {
-    const config = { ...ctx.config, ha: { ...ctx.config.ha, pairs: ctx.config.ha.pairs.filter((p) => p.kind !== 'shmc') } };
-    split.attachShelf(ctx.shelf);
-    const none = (what: string) => () => {
-      throw new CommandError('not_available', `${what}: the processor pairs are off (--no-ha)`);
-    };
-    const part: HaPart = inner
-      ? await inner({ ...ctx, config })
-      : { switchover: none('switchover'), hang: none('hang'), heal: none('heal'), status: () => [], stop: () => {} };
-    const hooks = split.ipmiHooks();
-    const wrapped: HaPart = {
-      switchover: (pair) => {
-        if (pair === 'shmc' || pair === 'shmc-a' || pair === 'shmc-b') throw new CommandError('not_available', 'split shelf: the ShMC pair switches over when its active process dies or stops (no planned switchover yet)');
-        part.switchover(pair);
-      },
-      hang: (node) => {
-        if (node === 'shmc-a' || node === 'shmc-b') throw new CommandError('not_available', `split shelf: hang ${node} with kill -STOP on its process`);
-        part.hang(node);
-      },
-      heal: (node) => part.heal(node),
-      status: () => [...split.memberViews(), ...part.status()],
-      stop: () => part.stop(),
-      ipmiHooks: hooks,
-      ...(part.handover ? { handover: part.handover } : {}),
-    };
-    return wrapped;
-  };
 }

@@ -209,19 +209,21 @@ describe('SplitShelf', () => {
         subs.set(ev, cb);
         return () => subs.delete(ev);
       },
-      setRole: () => {},
-      selRecords: () => [...recs.values()],
+      roles: { set: () => {} },
       fruNames: () => [],
-      sensors: () => [],
-      reserveSel: () => 0,
-      deleteSel: (id: number) => {
-        recs.delete(id);
-        subs.get('sel.deleted')?.({ recordId: id });
-      },
-      addSelEntry: (r: SelRecord) => {
-        const x = { ...r, recordId: nextId++ };
-        recs.set(x.recordId, x);
-        return x;
+      sensors: { list: () => [] },
+      sel: {
+        records: () => [...recs.values()],
+        reserve: () => 0,
+        delete: (id: number) => {
+          recs.delete(id);
+          subs.get('sel.deleted')?.({ recordId: id });
+        },
+        add: (r: SelRecord) => {
+          const x = { ...r, recordId: nextId++ };
+          recs.set(x.recordId, x);
+          return x;
+        },
       },
     };
     split.attachShelf(shelf as unknown as Shelf);

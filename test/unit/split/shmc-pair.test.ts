@@ -63,29 +63,33 @@ function world() {
       else changeListeners.set(type, fn as unknown as (e: { recordId?: number }) => void);
       return () => {};
     },
-    selRecords: () => records,
-    setRole: () => {},
     fruNames: () => ['slot3'],
-    sensors: () => [{ number: 2, thresholds: { unc: 70 }, hysteresis: { positive: 2, negative: 2 } }],
-    sensor: (_fru: string, n: number) => ({ number: n, thresholds: { unc: thresholdUnc }, hysteresis: { positive: 2, negative: 2 } }),
-    // what a stateload uses (Shelf's Delete / Add SEL Entry and Set Sensor Thresholds)
-    reserveSel: () => 1,
-    deleteSel: (id: number) => {
-      const i = records.findIndex((r) => r.recordId === id);
-      if (i < 0) throw new Error(`no SEL record ${id}`);
-      records.splice(i, 1);
-      changeListeners.get('sel.deleted')?.({ recordId: id });
-      return id;
+    roles: { set: () => {} },
+    // what a stateload uses (the Shelf's Delete / Add SEL Entry and Set Sensor Thresholds)
+    sel: {
+      records: () => records,
+      reserve: () => 1,
+      delete: (id: number) => {
+        const i = records.findIndex((r) => r.recordId === id);
+        if (i < 0) throw new Error(`no SEL record ${id}`);
+        records.splice(i, 1);
+        changeListeners.get('sel.deleted')?.({ recordId: id });
+        return id;
+      },
+      add: (r: SelRecord) => {
+        const rec = { ...r, recordId: Math.max(0, ...records.map((x) => x.recordId)) + 1 };
+        records.push(rec);
+        for (const fn of selListeners) fn({ record: rec });
+        return rec;
+      },
     },
-    addSelEntry: (r: SelRecord) => {
-      const rec = { ...r, recordId: Math.max(0, ...records.map((x) => x.recordId)) + 1 };
-      records.push(rec);
-      for (const fn of selListeners) fn({ record: rec });
-      return rec;
-    },
-    setSensorThresholds: (_fru: string, _n: number, t: { unc?: number | null }) => {
-      thresholdUnc = t.unc ?? 0;
-      changeListeners.get('sensor.thresholds')?.({ fru: 'slot3', number: 2 } as never);
+    sensors: {
+      list: () => [{ number: 2, thresholds: { unc: 70 }, hysteresis: { positive: 2, negative: 2 } }],
+      get: (_fru: string, n: number) => ({ number: n, thresholds: { unc: thresholdUnc }, hysteresis: { positive: 2, negative: 2 } }),
+      setThresholds: (_fru: string, _n: number, t: { unc?: number | null }) => {
+        thresholdUnc = t.unc ?? 0;
+        changeListeners.get('sensor.thresholds')?.({ fru: 'slot3', number: 2 } as never);
+      },
     },
   } as unknown as Shelf;
   let thresholdUnc = 70;
