@@ -28,6 +28,7 @@ import { parseDuration } from '../config/duration.ts';
 import { parseShelfConfig } from '../config/shelf-config.ts';
 import { memoryInput, type TrafficInput } from '../dataplane/traffic.ts';
 import { CaptureFileReader } from '../io/capture-file.ts';
+import { nodeCryptoRandom } from '../io/crypto-random.ts';
 import { DEFAULT_SHELF_NAME, defaultDbPath, readDefaultShelfYaml } from '../io/data-dir.ts';
 import { createLoggers, isLogLevel, LOG_LEVELS, type LogLevel, type ProcessLoggers } from '../io/logger.ts';
 import { consoleLinkDirs, ptyConsoleExpose } from '../io/serial-console.ts';
@@ -233,7 +234,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
 
   const clock = new SystemClock();
   const t0 = clock.now();
-  const platform = { clock, log, random: new SeededRandom(Date.now() >>> 0) };
+  const platform = { clock, log, random: new SeededRandom(Date.now() >>> 0), cryptoRandom: nodeCryptoRandom };
   // --split (issue 7): the ShMC pair runs in two shmc processes on the shelf bus (docs/split.md).
   const split = o.split
     ? new SplitSetup({

@@ -63,7 +63,7 @@ export interface LanServerOptions {
   frontAddress?: number;
   /** Logger (a child `chassis.ipmi.lan` is made). */
   log: Logger;
-  /** Cryptographically strong random bytes [node:crypto randomFillSync]. Tests may inject a seeded source. */
+  /** Cryptographically strong random bytes (the Platform's cryptoRandom; tests and simulated runs pass a seeded one). */
   randomBytes: (n: number) => Uint8Array;
   /** IPMI 1.5 sessions (MD5 only) [true]; `--no-ipmi15` turns them off. */
   ipmi15?: boolean;

@@ -206,7 +206,7 @@ export interface ProvisionInput {
   adminPassword?: string;
   /** `ATCASIM_ADMIN_PASSWORD` from the environment. */
   envPassword?: string;
-  /** Source of randomness for a generated password (e.g. node:crypto randomBytes). */
+  /** Source of randomness for a generated password (the Platform's cryptoRandom). */
   randomBytes: (n: number) => Uint8Array;
 }
 

@@ -9,7 +9,6 @@
  * are filled from the emulator: the console path of each FRU (the ready line's `consoles`), and —
  * once the HA part is wired — the HA layer's switchover and shelf-manager status.
  */
-import { randomFillSync } from 'node:crypto';
 import type { Logger } from '../../board/common/logger.ts';
 import type { IpmiSettings, ShelfConfig } from '../config/types.ts';
 import { createShelfIpmi, type ShelfIpmiHaHooks } from '../ipmi/shelf/index.ts';
@@ -40,8 +39,6 @@ export interface IpmiContext {
   platform: Platform;
   /** Settings in force (YAML merged with flags). */
   settings: IpmiSettings & { insecureCipher0: boolean };
-  /** Cryptographically strong random bytes. */
-  randomBytes: (n: number) => Uint8Array;
   /** Serial-console path of a FRU, when consoles exist (issue 7). */
   consolePath: (fru: string) => string | undefined;
   /** HA hooks (switchover, shelf-manager status) once the HA part is wired. */
@@ -58,11 +55,6 @@ export interface IpmiFace {
 
 /** Builds the shelf's IPMI face. @throws TypeError / CommandError as LanServer does */
 export type IpmiFactory = (ctx: IpmiContext) => IpmiFace;
-
-/** node:crypto random bytes (RAKP nonces, session IDs, generated passwords). */
-export function cryptoRandomBytes(n: number): Uint8Array {
-  return randomFillSync(new Uint8Array(n));
-}
 
 /** Merges the YAML's `ipmi` section with the command-line flags. */
 export function ipmiSettings(config: ShelfConfig, o: IpmiRuntimeOptions): IpmiSettings & { insecureCipher0: boolean } {
@@ -83,7 +75,6 @@ export const shelfIpmiFactory: IpmiFactory = (ctx) => {
     cipherSuites: ctx.settings.cipherSuites,
     insecureCipher0: ctx.settings.insecureCipher0,
     limits: { idleTimeoutMs: ctx.settings.idleTimeoutMs },
-    randomBytes: ctx.randomBytes,
     consolePath: ctx.consolePath,
     ...(ctx.ha ? { ha: ctx.ha } : {}),
   });

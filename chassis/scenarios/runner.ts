@@ -26,6 +26,7 @@ import type { FabricReport } from '../ha/ha-fabric.ts';
 import { createPairSim } from '../ha/pair-sim.ts';
 import { dispatch } from '../ipmi/dispatcher.ts';
 import { MemoryStore } from '../persistence/store.ts';
+import { seededCryptoRandom } from '../platform.ts';
 import { Emulator } from '../runtime/emulator.ts';
 import { EmulatorHa } from '../runtime/ha-part.ts';
 import { slotNumber } from '../runtime/ha-board.ts';
@@ -306,7 +307,7 @@ async function runEmulator(l: LoadedScenario, io: ScenarioIo, expects: readonly 
   }
   const boards = l.shelf.frus.filter((f) => f.kind === 'processor').length;
   const em = await Emulator.start({
-    platform: { clock, log, random },
+    platform: { clock, log, random, cryptoRandom: seededCryptoRandom(bytesRandom) },
     store: new MemoryStore(),
     ownsStore: true,
     defaultShelf: { yaml: io.defaultShelfYaml(), source: 'default-shelf.yaml' },
@@ -317,11 +318,6 @@ async function runEmulator(l: LoadedScenario, io: ScenarioIo, expects: readonly 
     admin: { password: 'scenario-admin-1' },
     ipmi: {},
     consoles: false,
-    randomBytes: (n) => {
-      const b = new Uint8Array(n);
-      for (let i = 0; i < n; i++) b[i] = bytesRandom.int(256);
-      return b;
-    },
     ha: (ctx) => (ha = new EmulatorHa(ctx, {
       seed: seedHash(`${s.seed}:ha`),
       timing: s.ha,
