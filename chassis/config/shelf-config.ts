@@ -19,7 +19,7 @@ import {
   type RealServerConfig,
   type VirtualServiceConfig,
 } from '../../board/processor/processor-config.ts';
-import { cipherSuiteIdProblem } from '../ipmi/cipher-suites.ts';
+import { cipherSuiteIdProblem } from './cipher-suite-table.ts';
 import { DEFAULT_HA, type HaConfig, type PairConfig } from '../ha/ha-config.ts';
 import { encodeField, fruMinutesFromIso, type FruInventory } from '../sensors/fru.ts';
 import { representable, type Linearization, type ThresholdName, type ThresholdValues } from '../sensors/sensor.ts';
