@@ -35,7 +35,7 @@ import { operatorCommands, type OperatorCommands } from './commands.ts';
 import { ConsolesPart, type ConsoleOptions } from './consoles.ts';
 import { EventFeed } from './event-feed.ts';
 import type { HaFactory, HaPart } from './ha-seam.ts';
-import { ipmiSettings, provisionAdmin, shelfIpmiFactory, type AdminOptions, type AdminProvision, type IpmiFace, type IpmiFactory, type IpmiRuntimeOptions } from './ipmi.ts';
+import { callController, ipmiSettings, provisionAdmin, shelfIpmiFactory, type AdminOptions, type AdminProvision, type IpmiAnswer, type IpmiCall, type IpmiFace, type IpmiFactory, type IpmiRuntimeOptions } from './ipmi.ts';
 import { TrafficMonitor } from './traffic-monitor.ts';
 import type { EmulatorView, Endpoints, TrafficSourceView } from './view.ts';
 
@@ -389,6 +389,26 @@ export class Emulator {
   /** The event feed (SEL entries with their sources). */
   get events(): EventFeed {
     return this.feed;
+  }
+
+  /**
+   * Runs one IPMI request at the controller answering IPMB `req.address` (20h = the active ShMC),
+   * with administrator privilege on the LAN channel and no session, at the clock's time (a
+   * scenario's `ipmi` action; chassis/runtime/ipmi.ts `callController`).
+   * @returns completion code and data; D3h when no controller answers at that address
+   * @throws CommandError('no_ipmi') when the emulator runs without IPMI
+   */
+  ipmi(req: IpmiCall): IpmiAnswer {
+    return callController(this.lanServer, req, this.clock.now());
+  }
+
+  /** Packets the hub or processor board `node` (`slotN`) has handled so far; 0 for any other node. */
+  nodePackets(node: string): number {
+    const m = /^slot([0-9]{1,3})$/.exec(node);
+    const slot = m ? Number(m[1]) : -1;
+    if (this.dataPlane.hubSlots.includes(slot)) return this.dataPlane.hub(slot).counters().packets;
+    if (this.dataPlane.boardSlots.includes(slot)) return this.dataPlane.board(slot).packets;
+    return 0;
   }
 
   // ------------------------------------------------------------------ shutdown

@@ -1,6 +1,7 @@
 /**
- * The IPMI part of the emulator: which LanServer serves the shelf, and the administrator account
- * a new database gets.
+ * The IPMI part of the emulator: which LanServer serves the shelf, the administrator account a
+ * new database gets, and one request run at a controller without a session (`callController`,
+ * what `Emulator.ipmi` and a scenario's `ipmi` action use).
  *
  * The LanServer is built by an `IpmiFactory`; the default is the IPMI shelf face
  * (chassis/ipmi/shelf `createShelfIpmi`: the logical shelf manager at 20h following the active
@@ -9,8 +10,10 @@
  * are filled from the emulator: the console path of each FRU (the ready line's `consoles`), and —
  * once the HA part is wired — the HA layer's switchover and shelf-manager status.
  */
-import type { Logger } from '../../board/common/logger.ts';
+import { CommandError } from '../../board/common/errors.ts';
+import { nullLogger, type Logger } from '../../board/common/logger.ts';
 import type { IpmiSettings, ShelfConfig } from '../config/types.ts';
+import { dispatch } from '../ipmi/dispatcher.ts';
 import { createShelfIpmi, type ShelfIpmiHaHooks } from '../ipmi/shelf/index.ts';
 import type { LanServer } from '../ipmi/lan-server.ts';
 import { administrators, provisionAdministrator, type ProvisionResult, type UserStore } from '../ipmi/users.ts';
@@ -80,6 +83,42 @@ export const shelfIpmiFactory: IpmiFactory = (ctx) => {
   });
   return { server: face.server, close: () => face.close() };
 };
+
+/** One IPMI request as a LAN client addresses it (IPMI v2.0 §13.8: rsSA, NetFn, cmd, data). */
+export interface IpmiCall {
+  /** IPMB address of the controller: 20h = the logical shelf manager (the active ShMC), 82h… boards. */
+  address: number;
+  netFn: number;
+  cmd: number;
+  /** Request data bytes. */
+  data: Uint8Array;
+}
+
+/** Completion code and response data of an IpmiCall. */
+export interface IpmiAnswer {
+  cc: number;
+  data: Uint8Array;
+}
+
+/**
+ * Runs `req` at the controller answering IPMB `req.address` of `server` (20h: its front controller),
+ * as the LAN server's dispatcher would for an administrator on the LAN channel (1) outside any
+ * session: the controller's own command tables, no LAN-session commands, no SEL events emitted
+ * to a session. Requester: software ID 81h, sequence 0, LUN 0.
+ * @param now the clock's time (ms) handed to the command handlers
+ * @returns the completion code and data; D3h (destination unavailable) when no controller answers
+ *   at that address
+ * @throws CommandError('no_ipmi') when there is no server (an emulator started without IPMI)
+ */
+export function callController(server: LanServer | undefined, req: IpmiCall, now: number): IpmiAnswer {
+  if (!server) throw new CommandError('no_ipmi', 'the IPMI server is not running');
+  const controller = req.address === 0x20 ? server.frontController() : server.controllerAt(req.address);
+  if (!controller) return { cc: 0xd3, data: new Uint8Array(0) };
+  const r = dispatch([controller.commands], { rsSA: req.address, netFn: req.netFn, rsLUN: 0, rqSA: 0x81, rqSeq: 0, rqLUN: 0, cmd: req.cmd, data: req.data }, {
+    controller, now, channel: 1, privilege: 4, session: undefined, log: nullLogger, emit: () => {},
+  });
+  return { cc: r.cc, data: r.data };
+}
 
 /** Administrator inputs of a first start (issue 5: no well-known default password). */
 export interface AdminOptions {
