@@ -93,7 +93,7 @@ export interface EmulatorOptions {
     | {
         /** Flags over the YAML's `ipmi` section. */
         options?: IpmiRuntimeOptions;
-        /** Builds the IPMI face [shelfIpmiFactory: chassis/ipmi/shelf createShelfIpmi]. */
+        /** Builds the IPMI face [shelfIpmiFactory: chassis/ipmi/shelf-manager createShelfIpmi]. */
         factory?: IpmiFactory;
         /** Serves it (UDP). Omitted = the server exists but listens nowhere (simulated runs). */
         listen?: IpmiListen;

@@ -4,7 +4,7 @@
  * what `Emulator.ipmi` and a scenario's `ipmi` action use).
  *
  * The LanServer is built by an `IpmiFactory`; the default is the IPMI shelf face
- * (chassis/ipmi/shelf `createShelfIpmi`: the logical shelf manager at 20h following the active
+ * (chassis/ipmi/shelf-manager `createShelfIpmi`: the logical shelf manager at 20h following the active
  * ShMC, an IPM controller per FRU at its IPMB-0 address for bridging, and the App, watchdog,
  * chassis, sensor/event, storage, PICMG and OEM command families against the Shelf). Its hooks
  * are filled from the emulator: the console path of each FRU (the ready line's `consoles`), and —
@@ -14,7 +14,7 @@ import { CommandError } from '../../board/common/errors.ts';
 import { nullLogger, type Logger } from '../../board/common/logger.ts';
 import type { IpmiSettings, ShelfConfig } from '../config/types.ts';
 import { dispatch } from '../ipmi/dispatcher.ts';
-import { createShelfIpmi, type ShelfIpmiHaHooks } from '../ipmi/shelf/index.ts';
+import { createShelfIpmi, type ShelfIpmiHaHooks } from '../ipmi/shelf-manager/index.ts';
 import type { LanServer } from '../ipmi/lan-server.ts';
 import { administrators, provisionAdministrator, type ProvisionResult, type UserStore } from '../ipmi/users.ts';
 import type { Shelf } from '../model/shelf.ts';
@@ -71,7 +71,7 @@ export function ipmiSettings(config: ShelfConfig, o: IpmiRuntimeOptions): IpmiSe
   };
 }
 
-/** The default factory: the IPMI shelf face (chassis/ipmi/shelf). */
+/** The default factory: the IPMI shelf face (chassis/ipmi/shelf-manager). */
 export const shelfIpmiFactory: IpmiFactory = (ctx) => {
   const face = createShelfIpmi(ctx.shelf, ctx.users, ctx.platform, {
     ipmi15: ctx.settings.ipmi15,

@@ -17,7 +17,7 @@ import { SqliteStore } from '../../chassis/io/sqlite-store.ts';
 import { nodeCryptoRandom } from '../../chassis/io/crypto-random.ts';
 import { SystemClock } from '../../chassis/io/system-clock.ts';
 import { UdpIpmiAdapter } from '../../chassis/io/udp-ipmi.ts';
-import { createShelfIpmi, type ShelfIpmi, type ShelfIpmiOptions } from '../../chassis/ipmi/shelf/index.ts';
+import { createShelfIpmi, type ShelfIpmi, type ShelfIpmiOptions } from '../../chassis/ipmi/shelf-manager/index.ts';
 import { utf8 } from '../../chassis/ipmi/users.ts';
 import { Shelf } from '../../chassis/model/shelf.ts';
 import { MemoryStore, type Store } from '../../chassis/persistence/store.ts';

@@ -1,6 +1,6 @@
 /**
  * PICMG 3.0 commands (NetFn 2Ch, group extension identifier 00h; research/ipmi.md §C) against the
- * Shelf, answered by every controller for its FRU devices (shelf/target.ts: FRU 0 = the
+ * Shelf, answered by every controller for its FRU devices (shelf-manager/target.ts: FRU 0 = the
  * controller's FRU; at the logical shelf manager 20h FRU 0 = the active ShMC and FRU n = the FRU
  * with hardware address n):
  *
@@ -26,8 +26,8 @@ import type { PowerLevelType } from '../../model/power.ts';
 import { CompletionCode, IpmiError, NetFn } from '../codes.ts';
 import type { CommandDef, CommandHandler } from '../controller.ts';
 import type { IpmiRequest } from '../message.ts';
-import { shelfCall } from '../shelf/errors.ts';
-import type { ShelfTarget } from '../shelf/target.ts';
+import { shelfCall } from '../shelf-manager/errors.ts';
+import type { ShelfTarget } from '../shelf-manager/target.ts';
 
 /** PICMG extension version reported: 2.2 (PICMG 3.0 R2.0 ATCA; what ipmitool discovers as ATCA). */
 export const PICMG_EXTENSION_VERSION = 0x22;

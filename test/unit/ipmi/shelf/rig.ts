@@ -7,7 +7,7 @@ import { SeededRandom } from '../../../../board/common/random.ts';
 import { SimClock } from '../../../../board/common/sim-clock.ts';
 import { dispatch } from '../../../../chassis/ipmi/dispatcher.ts';
 import type { IpmiRequest } from '../../../../chassis/ipmi/message.ts';
-import { createShelfIpmi, type ShelfIpmi, type ShelfIpmiOptions } from '../../../../chassis/ipmi/shelf/index.ts';
+import { createShelfIpmi, type ShelfIpmi, type ShelfIpmiOptions } from '../../../../chassis/ipmi/shelf-manager/index.ts';
 import { Shelf } from '../../../../chassis/model/shelf.ts';
 import { MemoryStore } from '../../../../chassis/persistence/store.ts';
 import { seedReferenceUsers } from '../../../support/ipmi-shelf.ts';

@@ -1,5 +1,6 @@
 /**
- * The shelf's IPMI-over-LAN face: `createShelfIpmi` builds the LanServer of a Shelf — the logical
+ * The shelf manager's IPMI-over-LAN face, what ipmitool, FreeIPMI and clia talk to:
+ * `createShelfIpmi` builds the LanServer of a Shelf (the model, chassis/model/shelf.ts) — the logical
  * shelf manager at 20h (the active ShMC; a Controller per ShMC, swapped in with
  * LanServer.setController when the active ShMC changes) and one IPM controller per FRU at its
  * IPMB-0 address (ShMCs 10h/12h, boards 82h…, fan trays 52h…, PEMs 58h…) for bridging
@@ -30,7 +31,7 @@ import { registerWatchdogCommands } from '../commands/watchdog.ts';
 import { Controller } from '../controller.ts';
 import { LanServer } from '../lan-server.ts';
 import type { LanConfig } from '../lan-services.ts';
-import type { SessionLimits } from '../session-table.ts';
+import type { SessionLimits } from '../rmcp-session-table.ts';
 import type { UserStore } from '../users.ts';
 import type { WatchdogPort } from '../watchdog-port.ts';
 import { PicmgExtras } from './extras.ts';
