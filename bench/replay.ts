@@ -32,6 +32,7 @@ import { loadDefaultShelf } from '../chassis/io/data-dir.ts';
 import { nullLogger } from '../board/common/logger.ts';
 import { SeededRandom } from '../board/common/random.ts';
 import { SimClock } from '../board/common/sim-clock.ts';
+import { seededCryptoRandom } from '../chassis/platform.ts';
 
 /** The bench capture (../shared beside the clone, or ATCASIM_SHARED). */
 export const BENCH_CAPTURE = join(
@@ -64,7 +65,7 @@ function stage(kind: 'read' | 'parse' | 'hubs', loops: number): Timing {
   return timed(() => {
     if (kind === 'hubs') {
       const shelf = loadDefaultShelf();
-      const dp = new DataPlane({ config: shelf, platform: { clock: new SimClock(), log: nullLogger, random: new SeededRandom(1) }, sessionCapacity: 1024 });
+      const dp = new DataPlane({ config: shelf, platform: { clock: new SimClock(), log: nullLogger, random: new SeededRandom(1), cryptoRandom: seededCryptoRandom(new SeededRandom(1)) }, sessionCapacity: 1024 });
       const hubs = dp.hubs;
       const sink: PacketSink = {
         deliver(pkt: PacketView, now: number): number {

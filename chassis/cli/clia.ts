@@ -10,8 +10,8 @@
  * verb's result, or {"error": {code, message}}); messages go to stderr either way.
  */
 import type { Command } from 'commander';
-import { randomFillSync } from 'node:crypto';
 import { createSocket } from 'node:dgram';
+import { nodeCryptoRandom } from '../io/crypto-random.ts';
 import { maintRequest } from '../io/shmc-maint.ts';
 import { SystemClock } from '../io/system-clock.ts';
 import { ConnectionError, IpmiClient, type DatagramTransport } from '../clia/client.ts';
@@ -96,7 +96,7 @@ export async function runClia(verb: string | undefined, rawArgs: string[], o: Cl
     password,
     cipherSuite: suite,
     timeoutMs,
-    randomBytes: (n) => randomFillSync(new Uint8Array(n)),
+    randomBytes: nodeCryptoRandom,
     clock: new SystemClock(),
   });
   try {

@@ -29,6 +29,7 @@ import { loadDefaultShelf } from '../io/data-dir.ts';
 import { fileErrorText, loadShelfConfigFile } from './read-file.ts';
 import { PcapFileWriter } from '../io/pcap-out.ts';
 import type { CliContext } from './context.ts';
+import { seededCryptoRandom } from '../platform.ts';
 
 /** Session-table capacity per board when replaying the built-in default shelf (its 1.5M per
  * board would allocate ~72 MB of entries per board up front). */
@@ -95,7 +96,7 @@ export function runReplay(o: ReplayOptions): ReplayResult {
     const clock = new SimClock();
     const dp = new DataPlane({
       config: shelf,
-      platform: { clock, log: nullLogger, random: new SeededRandom(1) },
+      platform: { clock, log: nullLogger, random: new SeededRandom(1), cryptoRandom: seededCryptoRandom(new SeededRandom(1)) },
       sessionCapacity: capacity,
       emit: writer ?? undefined,
       ingress: o.ingress ?? 'hash',

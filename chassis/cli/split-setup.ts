@@ -3,11 +3,11 @@
  * `atcasim shelf`: the bus server, the split shelf (chassis/split/split-shelf.ts), the ShMC
  * process supervisor, the fields the ready line gains, and the shutdown of the children.
  */
-import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { createServer } from 'node:net';
 import type { Clock } from '../../board/common/clock.ts';
 import type { Logger } from '../../board/common/logger.ts';
+import { nodeCryptoRandom } from '../io/crypto-random.ts';
 import { listenBus, type BusServer } from '../io/split-bus.ts';
 import { ShmcSupervisor } from '../io/shmc-process.ts';
 import type { Emulator, IpmiListen } from '../runtime/emulator.ts';
@@ -110,7 +110,7 @@ export class SplitSetup {
     this.maint['shmc-b'] = await freePort('tcp');
     // the administrator of record (a password given for a database that already has one is not
     // applied, and start says so: the ShMCs must not use it either)
-    const pw = this.split.administratorPassword(this.o.adminPassword) ?? this.o.adminPassword ?? randomBytes(8).toString('hex');
+    const pw = this.split.administratorPassword(this.o.adminPassword) ?? this.o.adminPassword ?? Buffer.from(nodeCryptoRandom(8)).toString('hex');
     for (const n of ['a', 'b'] as const) {
       const other = n === 'a' ? 'b' : 'a';
       const argv = shmcArgv({

@@ -28,6 +28,7 @@ import { parseDuration } from '../config/duration.ts';
 import { parseShelfConfig } from '../config/shelf-config.ts';
 import { memoryInput, type TrafficInput } from '../dataplane/traffic.ts';
 import { CaptureFileReader } from '../io/capture-file.ts';
+import { nodeCryptoRandom } from '../io/crypto-random.ts';
 import { DEFAULT_SHELF_NAME, defaultDbPath, readDefaultShelfYaml } from '../io/data-dir.ts';
 import { createLoggers, isLogLevel, LOG_LEVELS, type LogLevel, type ProcessLoggers } from '../io/logger.ts';
 import { consoleLinkDirs, ptyConsoleExpose } from '../io/serial-console.ts';
@@ -161,6 +162,31 @@ function fileInput(path: string): TrafficInput {
   return { name: path, size: statSync(path).size, open: (h) => new CaptureFileReader(path, h) };
 }
 
+/** What the user named, read before anything is created. */
+interface StartInputs {
+  dbPath: string;
+  configInput?: { yaml: string; source: string };
+  traffic: TrafficInput;
+  label: string;
+}
+
+/** The started shelf and what serving it needs. */
+interface RunningStart {
+  o: StartOptions;
+  ctx: CliContext;
+  /** `atcasim start` or `atcasim shelf`, for error lines. */
+  me: string;
+  em: Emulator;
+  split: SplitSetup | undefined;
+  loggers: ProcessLoggers;
+  clock: SystemClock;
+  /** Clock time at start-up (uptime in the shutdown line, stats lines). */
+  t0: number;
+  dbPath: string;
+  /** Shown on the TUI's message line (a generated or ignored administrator password). */
+  adminNote: string | undefined;
+}
+
 /**
  * Runs the verb until the emulator is stopped.
  * @returns the exit status (0 clean shutdown, 2 start-up error)
@@ -171,6 +197,26 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
     ctx.stderr.write(`${me}: ${msg}\n`);
     return 2;
   };
+  const inputs = readStartInputs(o, fail);
+  if (typeof inputs === 'number') return inputs;
+  const opened = openLogAndStore(o, inputs.dbPath, fail);
+  if (typeof opened === 'number') return opened;
+  const { loggers, store } = opened;
+  const clock = new SystemClock();
+  const t0 = clock.now();
+  const started = await startEmulator(o, inputs, store, loggers.log, clock, fail);
+  if (typeof started === 'number') return started;
+  const { em, split } = started;
+  const adminNote = announceStart(o, ctx, me, em, loggers, inputs);
+  return await serveUntilStopped({ o, ctx, me, em, split, loggers, clock, t0, dbPath: inputs.dbPath, adminNote });
+}
+
+/**
+ * Checks the flags against each other and reads the inputs the user named (the shelf YAML, the
+ * capture), before anything is created.
+ * @returns the inputs, or the exit status of a refusal (2, the message written by `fail`)
+ */
+function readStartInputs(o: StartOptions, fail: (msg: string) => number): StartInputs | number {
   if (o.stdinCommands && !o.headless) return fail('--stdin-commands needs --headless (the TUI owns the terminal)');
   const dbPath = resolve(o.db ?? defaultDbPath());
   if (existsSync(dbPath) && statSync(dbPath).isDirectory()) return fail(`--db ${dbPath}: is a directory, not a database file (give --db a file path)`);
@@ -209,7 +255,15 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
     traffic = memoryInput(BUNDLED_CAPTURE_NAME, readFileSync(BUNDLED_CAPTURE_PATH));
     label = BUNDLED_CAPTURE_NAME;
   }
+  return { dbPath, ...(configInput ? { configInput } : {}), traffic, label };
+}
 
+/**
+ * Creates the loggers (stdout headless, else the log file) and opens the database.
+ * @returns both, or the exit status (2) when the log file cannot be opened or the database is in
+ *   use or unusable
+ */
+function openLogAndStore(o: StartOptions, dbPath: string, fail: (msg: string) => number): { loggers: ProcessLoggers; store: SqliteStore } | number {
   let loggers: ProcessLoggers;
   const logFile = o.logFile ?? join(dirname(dbPath), 'atcasim.log');
   try {
@@ -217,7 +271,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
   } catch (e) {
     return fail(`cannot open the log file ${logFile}: ${(e as Error).message}`);
   }
-  const { log, events } = loggers;
+  const { log } = loggers;
 
   // Two emulators on one database would overwrite each other's shelf state.
   if (existsSync(dbPath) && databaseInUse(dbPath)) return fail(`${dbPath} is in use by another running emulator (stop it, or give another --db)`);
@@ -230,10 +284,25 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
     log.error({ category: 'startup', err: m }, 'cannot open the database');
     return fail(m);
   }
+  return { loggers, store };
+}
 
-  const clock = new SystemClock();
-  const t0 = clock.now();
-  const platform = { clock, log, random: new SeededRandom(Date.now() >>> 0) };
+/**
+ * The composition root of a wall-clock shelf: the Platform (SystemClock, pino, node:crypto
+ * randomness from chassis/io), the UDP IPMI adapter (or, with --split, the split part and its
+ * ShMC processes), the consoles on PTYs and the HA pairs, handed to `Emulator.start`.
+ * @returns the running emulator (and split part), or the exit status (2) of a start-up failure
+ */
+async function startEmulator(
+  o: StartOptions,
+  inputs: StartInputs,
+  store: SqliteStore,
+  log: ProcessLoggers['log'],
+  clock: SystemClock,
+  fail: (msg: string) => number,
+): Promise<{ em: Emulator; split: SplitSetup | undefined } | number> {
+  const { dbPath, configInput, traffic, label } = inputs;
+  const platform = { clock, log, random: new SeededRandom(Date.now() >>> 0), cryptoRandom: nodeCryptoRandom };
   // --split (issue 7): the ShMC pair runs in two shmc processes on the shelf bus (docs/split.md).
   const split = o.split
     ? new SplitSetup({
@@ -301,9 +370,20 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
       return fail(`split shelf: ${(e as Error).message}`);
     }
   }
+  return { em, split };
+}
+
+/**
+ * Logs what started (shelf, origin, capacity, traffic; the insecure-cipher warning) and tells the
+ * user about the administrator: a generated password once on stderr and in the event log, an
+ * ignored one as a warning.
+ * @returns the note for the TUI's message line (generated or ignored password), if any
+ */
+function announceStart(o: StartOptions, ctx: CliContext, me: string, em: Emulator, loggers: ProcessLoggers, inputs: StartInputs): string | undefined {
+  const { log, events } = loggers;
   const r = em.resolved;
   log.info(
-    { category: 'startup', db: dbPath, config: r.source, origin: r.origin, replaced: r.replaced, session_capacity: em.dataPlane.sessionCapacity, traffic: label },
+    { category: 'startup', db: inputs.dbPath, config: r.source, origin: r.origin, replaced: r.replaced, session_capacity: em.dataPlane.sessionCapacity, traffic: inputs.label },
     `shelf "${em.config.name}" from ${r.origin === 'stored' ? 'the database' : r.source}`,
   );
   if (o.ipmiInsecureCipher0) log.warn({ category: 'insecure-config' }, 'cipher suite 0 offered (--ipmi-insecure-cipher0): logins need no password');
@@ -322,19 +402,37 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
     if (o.headless) ctx.stderr.write(`${me}: warning: ${adminNote}\n`);
     events.warn({ event: 'admin_password_ignored' }, adminNote);
   }
+  return adminNote;
+}
+
+/** What the shutdown path and the front ends share while the shelf serves. */
+interface ServeState {
+  statsTimer: unknown;
+  tui: { destroy(): void } | undefined;
+  shuttingDown: boolean;
+  /** Run at shutdown, before the emulator stops (e.g. closing the stdin reader). */
+  onClose: Array<() => void>;
+}
+
+/**
+ * Serves until Ctrl-C, `q`, SIGTERM/SIGHUP or an internal error: headless (ready line, stats
+ * lines, stdin commands) or the TUI (ui/app.ts, imported only here), then stops everything.
+ * @returns the exit status: 0 clean, 1 after a TUI or internal error (SIGHUP of the TUI: the
+ *   process ends by the signal itself)
+ */
+function serveUntilStopped(run: RunningStart): Promise<number> {
+  const { o, ctx, me, em, split, loggers, clock, t0 } = run;
+  const { log, events } = loggers;
   const unlog = logEmulatorEvents(em, log);
 
-  return await new Promise<number>((resolveExit) => {
-    let statsTimer: unknown;
-    let tui: { destroy(): void } | undefined;
-    let shuttingDown = false;
-    const onClose: Array<() => void> = [];
+  return new Promise<number>((resolveExit) => {
+    const state: ServeState = { statsTimer: undefined, tui: undefined, shuttingDown: false, onClose: [] };
     const shutdown = (reason: string) => {
-      if (shuttingDown) return;
-      shuttingDown = true;
-      if (statsTimer !== undefined) clock.clearTimeout(statsTimer);
-      tui?.destroy();
-      for (const c of onClose) c();
+      if (state.shuttingDown) return;
+      state.shuttingDown = true;
+      if (state.statsTimer !== undefined) clock.clearTimeout(state.statsTimer);
+      state.tui?.destroy();
+      for (const c of state.onClose) c();
       void (async () => {
         unlog();
         await split?.stop();
@@ -354,8 +452,8 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
     };
     // A bug must not leave the terminal in raw mode or the database open: restore, log, stop, exit 1.
     const onCrash = (e: Error) => {
-      tui?.destroy();
-      tui = undefined;
+      state.tui?.destroy();
+      state.tui = undefined;
       log.error({ category: 'internal', err: e.stack ?? String(e) }, 'internal error; shutting down');
       ctx.stderr.write(`${me}: internal error: ${e.stack ?? String(e)}\n`);
       shutdown('internal-error');
@@ -365,54 +463,65 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
       (sig) => shutdown(sig),
       (sig) => log.warn({ category: 'shutdown', signal: sig }, 'already shutting down'),
     );
-    if (o.headless) {
-      events.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, db: dbPath, ...(split ? split.readyFields() : {}) }, 'ready');
-      const stats = () => {
-        em.sampleTraffic();
-        events.info(statsLine(em.view(), clock.now() - t0), 'stats');
-        statsTimer = clock.setTimeout(stats, o.statsInterval);
-      };
-      statsTimer = clock.setTimeout(stats, o.statsInterval);
-      if (o.stdinCommands) {
-        const rl = createInterface({ input: process.stdin, terminal: false });
-        rl.on('line', (line) => {
-          if (shuttingDown) return;
-          try {
-            const r = runControlLine(line, em.commands);
-            if (r) events.info(r, r.message);
-          } catch (e) {
-            log.error({ category: 'control', err: String(e), line }, 'control command failed');
-            events.info({ event: 'command', line: line.trim(), ok: false, code: 'internal', message: String(e) }, 'internal error');
-          }
-        });
-        onClose.push(() => rl.close());
-      }
-      return;
-    }
-    void import('../../ui/app.ts')
-      .then(({ TuiApp }) => {
-        if (shuttingDown) return;
-        const app = new TuiApp({
-          source: em,
-          clock,
-          log,
-          onQuit: () => shutdown('quit'),
-          ...(adminNote ? { message: { text: adminNote, level: 'info' as const } } : {}),
-        });
-        tui = app;
-        // A terminal that vanished (pty closed, tmux killed) fails writes with EIO/EPIPE: that is a
-        // hang-up, not an internal error.
-        process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-          if (e.code !== 'EIO' && e.code !== 'EPIPE') throw e;
-          shutdown('SIGHUP');
-        });
-        app.start();
-        log.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, tui: true, ...(split ? split.readyFields() : {}) }, 'ready');
-      })
-      .catch((e: unknown) => {
-        log.error({ category: 'tui', err: String(e) }, 'the TUI could not start');
-        ctx.stderr.write(`atcasim start: the TUI could not start (${String(e)}); use --headless\n`);
-        shutdown('tui-error');
-      });
+    if (o.headless) serveHeadless(run, state);
+    else serveTui(run, state, shutdown);
   });
+}
+
+/** Headless: the ready line, a stats line every --stats-interval, and --stdin-commands. */
+function serveHeadless(run: RunningStart, state: ServeState): void {
+  const { o, em, split, loggers, clock, t0, dbPath } = run;
+  const { log, events } = loggers;
+  events.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, db: dbPath, ...(split ? split.readyFields() : {}) }, 'ready');
+  const stats = () => {
+    em.sampleTraffic();
+    events.info(statsLine(em.view(), clock.now() - t0), 'stats');
+    state.statsTimer = clock.setTimeout(stats, o.statsInterval);
+  };
+  state.statsTimer = clock.setTimeout(stats, o.statsInterval);
+  if (o.stdinCommands) {
+    const rl = createInterface({ input: process.stdin, terminal: false });
+    rl.on('line', (line) => {
+      if (state.shuttingDown) return;
+      try {
+        const r = runControlLine(line, em.commands);
+        if (r) events.info(r, r.message);
+      } catch (e) {
+        log.error({ category: 'control', err: String(e), line }, 'control command failed');
+        events.info({ event: 'command', line: line.trim(), ok: false, code: 'internal', message: String(e) }, 'internal error');
+      }
+    });
+    state.onClose.push(() => rl.close());
+  }
+}
+
+/** The TUI (ui/app.ts, loaded by dynamic import only here), then the ready line in the log. */
+function serveTui(run: RunningStart, state: ServeState, shutdown: (reason: string) => void): void {
+  const { ctx, em, split, loggers, clock, adminNote } = run;
+  const { log } = loggers;
+  void import('../../ui/app.ts')
+    .then(({ TuiApp }) => {
+      if (state.shuttingDown) return;
+      const app = new TuiApp({
+        source: em,
+        clock,
+        log,
+        onQuit: () => shutdown('quit'),
+        ...(adminNote ? { message: { text: adminNote, level: 'info' as const } } : {}),
+      });
+      state.tui = app;
+      // A terminal that vanished (pty closed, tmux killed) fails writes with EIO/EPIPE: that is a
+      // hang-up, not an internal error.
+      process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+        if (e.code !== 'EIO' && e.code !== 'EPIPE') throw e;
+        shutdown('SIGHUP');
+      });
+      app.start();
+      log.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, tui: true, ...(split ? split.readyFields() : {}) }, 'ready');
+    })
+    .catch((e: unknown) => {
+      log.error({ category: 'tui', err: String(e) }, 'the TUI could not start');
+      ctx.stderr.write(`atcasim start: the TUI could not start (${String(e)}); use --headless\n`);
+      shutdown('tui-error');
+    });
 }

@@ -3,9 +3,9 @@
  * PICMG 3.0 commands where they exist (SDR repository walk, Get Sensor Reading bridged to the
  * sensor's owner, SEL, Set FRU Activation, FRU Control, fan levels, Get Device ID, Get PICMG
  * Properties, Get Address Info) and atcasim's OEM commands for the rest (shelf-manager status and
- * switchover, FRU list, console paths, fault and sensor injection, handle, insert/extract; layouts
- * in chassis/ipmi/shelf/oem-protocol.ts). A non-zero completion code becomes RefusedError (clia
- * exits 1), carrying the shelf's reason when the OEM response has one.
+ * switchover, FRU list, console paths, fault and sensor injection, handle, insert/extract;
+ * layouts in chassis/ipmi/shelf-manager/oem-protocol.ts). A non-zero completion code becomes
+ * RefusedError (clia exits 1), carrying the shelf's reason when the OEM response has one.
  */
 import { decodeSdr, type SdrRecord } from '../sensors/sdr.ts';
 import { decodeSelRecord, type SelRecord } from '../sensors/sel.ts';
@@ -22,7 +22,7 @@ import {
   putStr,
   type OemFruInfo,
   type OemShmStatus,
-} from '../ipmi/shelf/oem-protocol.ts';
+} from '../ipmi/shelf-manager/oem-protocol.ts';
 import type { IpmiClient } from './client.ts';
 
 /** Completion code texts (IPMI v2.0 Table 5-2) for messages. */

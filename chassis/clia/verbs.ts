@@ -14,7 +14,7 @@ import { isSensorRecord, type SdrRecord } from '../sensors/sdr.ts';
 import { describeSelRecord } from '../sensors/sel-text.ts';
 import { rawToValue, representable } from '../sensors/linearization.ts';
 import { UNIT_CODES } from '../sensors/sensor-types.ts';
-import { FRU_FLAG, SHM_FLAG, type OemFruInfo } from '../ipmi/shelf/oem-protocol.ts';
+import { FRU_FLAG, SHM_FLAG, type OemFruInfo } from '../ipmi/shelf-manager/oem-protocol.ts';
 import { BMC_ADDRESS } from './client.ts';
 import { OEM_SENSOR_VALUE_MAX, RefusedError, fitsOemSensorValue, type ShelfApi } from './shelf-api.ts';
 

@@ -4,7 +4,7 @@
  *
  * Sources: IPMI v2.0 Table 22-20 (cipher suite IDs).
  */
-import { cipherSuiteIdProblem } from '../ipmi/cipher-suites.ts';
+import { cipherSuiteIdProblem } from './cipher-suite-table.ts';
 import { isIpAddress } from './ip-address.ts';
 import { DEFAULT_IPMI, type IpmiSettings } from './types.ts';
 import type { Value } from './yaml-reader.ts';

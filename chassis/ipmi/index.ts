@@ -35,8 +35,8 @@ export {
 export type { IpmiUser, ProvisionInput, ProvisionResult, UserPrivilegeLimit, UserStore, UserUpdate } from './users.ts';
 export { formatIpmiGuid, ipmiGuidV1, randomIpmiGuid } from './guid.ts';
 export { DEFAULT_CIPHER_SUITES } from './cipher-suites.ts';
-export { DEFAULT_SESSION_LIMITS } from './session-table.ts';
-export type { SessionLimits } from './session-table.ts';
+export { DEFAULT_SESSION_LIMITS } from './rmcp-session-table.ts';
+export type { SessionLimits } from './rmcp-session-table.ts';
 export { DEFAULT_LAN_CONFIG } from './lan-services.ts';
 export type { LanConfig } from './lan-services.ts';
 export type { Peer, Session } from './session.ts';

@@ -41,8 +41,8 @@ import { decodeRmcpPlus, encodeRmcpPlus, verifyIntegrity } from './rmcpplus.ts';
 import type { RmcpPlusPacket } from './rmcpplus.ts';
 import { RMCP_HEADER_LENGTH, RmcpClass, decodeAsfPing, decodeRmcpHeader, encodeAsfPong } from './rmcp.ts';
 import type { Peer, Session } from './session.ts';
-import { DEFAULT_SESSION_LIMITS, SessionTable } from './session-table.ts';
-import type { RemovalReason, SessionLimits } from './session-table.ts';
+import { DEFAULT_SESSION_LIMITS, RmcpSessionTable } from './rmcp-session-table.ts';
+import type { RemovalReason, SessionLimits } from './rmcp-session-table.ts';
 import { decodeSession15, encodeSession15, md5AuthCode } from './session15.ts';
 import type { Session15Packet } from './session15.ts';
 import { assertHasAdministrator } from './users.ts';
@@ -63,7 +63,7 @@ export interface LanServerOptions {
   frontAddress?: number;
   /** Logger (a child `chassis.ipmi.lan` is made). */
   log: Logger;
-  /** Cryptographically strong random bytes [node:crypto randomFillSync]. Tests may inject a seeded source. */
+  /** Cryptographically strong random bytes (the Platform's cryptoRandom; tests and simulated runs pass a seeded one). */
   randomBytes: (n: number) => Uint8Array;
   /** IPMI 1.5 sessions (MD5 only) [true]; `--no-ipmi15` turns them off. */
   ipmi15?: boolean;
@@ -132,7 +132,7 @@ export class LanServer implements LanServices, LoginHost {
   readonly ipmi15: boolean;
   readonly authNone: boolean;
   readonly kg: Uint8Array | undefined;
-  readonly sessions: SessionTable;
+  readonly sessions: RmcpSessionTable;
   readonly lanConfig: LanConfig;
   readonly log: Logger;
   /** The LAN-channel commands (session, channel, user, bridging, LAN configuration). */
@@ -168,7 +168,7 @@ export class LanServer implements LanServices, LoginHost {
     if (opts.kg && opts.kg.length > 20) throw new TypeError('KG must be at most 20 bytes');
     this.kg = opts.kg && opts.kg.some((b) => b !== 0) ? opts.kg.slice() : undefined;
     this.lanConfig = { ...DEFAULT_LAN_CONFIG, ...opts.lanConfig };
-    this.sessions = new SessionTable({ ...DEFAULT_SESSION_LIMITS, ...opts.limits }, () => this.randomU32(), (s, why) => this.onSessionRemoved(s, why));
+    this.sessions = new RmcpSessionTable({ ...DEFAULT_SESSION_LIMITS, ...opts.limits }, () => this.randomU32(), (s, why) => this.onSessionRemoved(s, why));
     this.frontAddress = opts.frontAddress ?? SHELF_MANAGER_ADDRESS;
     for (const c of opts.controllers) this.setController(c);
     if (!this.controllers.has(this.frontAddress)) throw new TypeError(`no controller at the front address ${this.frontAddress.toString(16)}h`);

@@ -8,7 +8,7 @@ import type { CipherSuite } from './cipher-suites.ts';
 import type { SessionPrivilege } from './codes.ts';
 import type { Controller } from './controller.ts';
 import type { Session } from './session.ts';
-import type { SessionTable } from './session-table.ts';
+import type { RmcpSessionTable } from './rmcp-session-table.ts';
 import type { UserStore } from './users.ts';
 
 /** LAN configuration values reported by Get LAN Configuration Parameters (IPMI v2.0 §23.2). */
@@ -64,7 +64,7 @@ export interface LanServices {
   readonly authNone: boolean;
   /** A BMC key (KG) is configured (two-key login). */
   readonly kgSet: boolean;
-  readonly sessions: SessionTable;
+  readonly sessions: RmcpSessionTable;
   readonly lanConfig: LanConfig;
   /** The controller at an IPMB address, if the server fronts one there. */
   controllerAt(address: number): Controller | undefined;

@@ -6,7 +6,7 @@ import type { Logger } from '../../board/common/logger.ts';
 import type { CipherSuite } from './cipher-suites.ts';
 import type { SessionPrivilege } from './codes.ts';
 import type { Peer } from './session.ts';
-import type { SessionTable } from './session-table.ts';
+import type { RmcpSessionTable } from './rmcp-session-table.ts';
 import type { UserStore } from './users.ts';
 
 /** Categories of dropped or refused traffic (counted; logged rate-limited). */
@@ -33,7 +33,7 @@ export type DropCategory =
 
 /** Login-side view of the LAN server. */
 export interface LoginHost {
-  readonly sessions: SessionTable;
+  readonly sessions: RmcpSessionTable;
   readonly users: UserStore;
   readonly cipherSuites: readonly CipherSuite[];
   readonly channelPrivilegeLimit: SessionPrivilege;

@@ -5,7 +5,7 @@
  * (issue 5, "management changes persist"). Empty slots are not stored; reads fill them in.
  */
 import { CommandError } from '../../board/common/errors.ts';
-import { MAX_USERS, emptyUser, trimPassword, validateUserUpdate, type IpmiUser, type UserStore, type UserUpdate } from '../ipmi/users.ts';
+import { MAX_USERS, emptyUser, trimPassword, validateUserUpdate, type IpmiUser, type UserStore, type UserUpdate } from './user-record.ts';
 import type { IpmiUserRecord, Store } from './store.ts';
 
 function toUser(r: IpmiUserRecord): IpmiUser {

@@ -35,7 +35,7 @@ import { operatorCommands, type OperatorCommands } from './commands.ts';
 import { ConsolesPart, type ConsoleOptions } from './consoles.ts';
 import { EventFeed } from './event-feed.ts';
 import type { HaFactory, HaPart } from './ha-seam.ts';
-import { cryptoRandomBytes, ipmiSettings, provisionAdmin, shelfIpmiFactory, type AdminOptions, type AdminProvision, type IpmiFace, type IpmiFactory, type IpmiRuntimeOptions } from './ipmi.ts';
+import { callController, ipmiSettings, provisionAdmin, shelfIpmiFactory, type AdminOptions, type AdminProvision, type IpmiAnswer, type IpmiCall, type IpmiFace, type IpmiFactory, type IpmiRuntimeOptions } from './ipmi.ts';
 import { TrafficMonitor } from './traffic-monitor.ts';
 import type { EmulatorView, Endpoints, TrafficSourceView } from './view.ts';
 
@@ -66,7 +66,8 @@ export interface TrafficOptions {
 
 /** How to build an emulator. Defaults in brackets. */
 export interface EmulatorOptions {
-  /** Clock, logger, randomness. SystemClock for `start`, SimClock for simulated runs. */
+  /** Clock, logger, randomness (`cryptoRandom` for RMCP+ and the generated administrator
+   * password). SystemClock for `start`, SimClock for simulated runs. */
   platform: Platform;
   /** The opened database. */
   store: Store;
@@ -92,7 +93,7 @@ export interface EmulatorOptions {
     | {
         /** Flags over the YAML's `ipmi` section. */
         options?: IpmiRuntimeOptions;
-        /** Builds the IPMI face [shelfIpmiFactory: chassis/ipmi/shelf createShelfIpmi]. */
+        /** Builds the IPMI face [shelfIpmiFactory: chassis/ipmi/shelf-manager createShelfIpmi]. */
         factory?: IpmiFactory;
         /** Serves it (UDP). Omitted = the server exists but listens nowhere (simulated runs). */
         listen?: IpmiListen;
@@ -101,8 +102,6 @@ export interface EmulatorOptions {
   ha?: HaFactory;
   /** Serial consoles and SOL (issue 7, chassis/runtime/consoles.ts); false = none. `expose` puts them on PTYs. */
   consoles?: false | ConsoleOptions;
-  /** Cryptographically strong random bytes [node:crypto]. */
-  randomBytes?: (n: number) => Uint8Array;
   /** Traffic monitor period, ms [1000]. */
   statsSampleMs?: number;
   /** Data-plane packets/s window, ms [2000]. */
@@ -197,13 +196,12 @@ export class Emulator {
       }
       config = { ...config, hotSwap: { ...config.hotSwap, stepMs: opts.hotSwapStepMs } };
     }
-    const randomBytes = opts.randomBytes ?? cryptoRandomBytes;
     const handover: { fn?: SessionHandover } = {};
     let admin: AdminProvision;
     let dataPlane: DataPlane;
     let shelf: Shelf;
     try {
-      admin = provisionAdmin(new PersistentUserStore(store), opts.admin ?? {}, randomBytes);
+      admin = provisionAdmin(new PersistentUserStore(store), opts.admin ?? {}, platform.cryptoRandom);
       dataPlane = new DataPlane({
         config,
         platform,
@@ -220,7 +218,7 @@ export class Emulator {
     const em = new Emulator(opts, resolved, config, shelf, dataPlane, admin);
     em.handoverRef = handover;
     try {
-      await em.startParts(randomBytes);
+      await em.startParts();
     } catch (e) {
       await em.stop();
       throw e;
@@ -228,7 +226,7 @@ export class Emulator {
     return em;
   }
 
-  private async startParts(randomBytes: (n: number) => Uint8Array): Promise<void> {
+  private async startParts(): Promise<void> {
     const opts = this.opts;
     if (opts.ha) {
       this.ha = await opts.ha({ shelf: this.shelf, dataPlane: this.dataPlane, platform: opts.platform, config: this.config });
@@ -246,7 +244,6 @@ export class Emulator {
         users: new PersistentUserStore(opts.store),
         platform: opts.platform,
         settings,
-        randomBytes,
         consolePath: (fru) => this.endpoints.consoles[fru],
         ...(this.ha?.ipmiHooks ? { ha: this.ha.ipmiHooks } : {}),
         log: opts.platform.log,
@@ -392,6 +389,26 @@ export class Emulator {
   /** The event feed (SEL entries with their sources). */
   get events(): EventFeed {
     return this.feed;
+  }
+
+  /**
+   * Runs one IPMI request at the controller answering IPMB `req.address` (20h = the active ShMC),
+   * with administrator privilege on the LAN channel and no session, at the clock's time (a
+   * scenario's `ipmi` action; chassis/runtime/ipmi.ts `callController`).
+   * @returns completion code and data; D3h when no controller answers at that address
+   * @throws CommandError('no_ipmi') when the emulator runs without IPMI
+   */
+  ipmi(req: IpmiCall): IpmiAnswer {
+    return callController(this.lanServer, req, this.clock.now());
+  }
+
+  /** Packets the hub or processor board `node` (`slotN`) has handled so far; 0 for any other node. */
+  nodePackets(node: string): number {
+    const m = /^slot([0-9]{1,3})$/.exec(node);
+    const slot = m ? Number(m[1]) : -1;
+    if (this.dataPlane.hubSlots.includes(slot)) return this.dataPlane.hub(slot).counters().packets;
+    if (this.dataPlane.boardSlots.includes(slot)) return this.dataPlane.board(slot).packets;
+    return 0;
   }
 
   // ------------------------------------------------------------------ shutdown

@@ -39,7 +39,7 @@ import type { HaObserver } from '../ha/pair-controller.ts';
 import type { SimAction } from '../ha/sim-actions.ts';
 import { formatAction } from '../ha/sim-actions.ts';
 import { StallCompensatedClock } from '../ha/stall-clock.ts';
-import type { ShelfIpmiHaHooks, ShmStatus, SwitchoverReason } from '../ipmi/shelf/index.ts';
+import type { ShelfIpmiHaHooks, ShmStatus, SwitchoverReason } from '../ipmi/shelf-manager/index.ts';
 import type { WatchdogPort } from '../ipmi/watchdog-port.ts';
 import type { HaRoleName } from '../model/events.ts';
 import type { HotSwapCause } from '../model/hot-swap.ts';

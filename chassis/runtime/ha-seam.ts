@@ -20,7 +20,7 @@ import type { SessionHandover } from '../dataplane/types.ts';
 import type { Shelf } from '../model/shelf.ts';
 import type { Platform } from '../platform.ts';
 import type { ShelfConfig } from '../config/types.ts';
-import type { ShelfIpmiHaHooks } from '../ipmi/shelf/index.ts';
+import type { ShelfIpmiHaHooks } from '../ipmi/shelf-manager/index.ts';
 
 /** Live HA figures of one pair member, per share (for the TUI's detail pane). */
 export interface HaMemberView {

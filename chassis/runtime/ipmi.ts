@@ -1,18 +1,20 @@
 /**
- * The IPMI part of the emulator: which LanServer serves the shelf, and the administrator account
- * a new database gets.
+ * The IPMI part of the emulator: which LanServer serves the shelf, the administrator account a
+ * new database gets, and one request run at a controller without a session (`callController`,
+ * what `Emulator.ipmi` and a scenario's `ipmi` action use).
  *
  * The LanServer is built by an `IpmiFactory`; the default is the IPMI shelf face
- * (chassis/ipmi/shelf `createShelfIpmi`: the logical shelf manager at 20h following the active
+ * (chassis/ipmi/shelf-manager `createShelfIpmi`: the logical shelf manager at 20h following the active
  * ShMC, an IPM controller per FRU at its IPMB-0 address for bridging, and the App, watchdog,
  * chassis, sensor/event, storage, PICMG and OEM command families against the Shelf). Its hooks
  * are filled from the emulator: the console path of each FRU (the ready line's `consoles`), and —
  * once the HA part is wired — the HA layer's switchover and shelf-manager status.
  */
-import { randomFillSync } from 'node:crypto';
-import type { Logger } from '../../board/common/logger.ts';
+import { CommandError } from '../../board/common/errors.ts';
+import { nullLogger, type Logger } from '../../board/common/logger.ts';
 import type { IpmiSettings, ShelfConfig } from '../config/types.ts';
-import { createShelfIpmi, type ShelfIpmiHaHooks } from '../ipmi/shelf/index.ts';
+import { dispatch } from '../ipmi/dispatcher.ts';
+import { createShelfIpmi, type ShelfIpmiHaHooks } from '../ipmi/shelf-manager/index.ts';
 import type { LanServer } from '../ipmi/lan-server.ts';
 import { administrators, provisionAdministrator, type ProvisionResult, type UserStore } from '../ipmi/users.ts';
 import type { Shelf } from '../model/shelf.ts';
@@ -40,8 +42,6 @@ export interface IpmiContext {
   platform: Platform;
   /** Settings in force (YAML merged with flags). */
   settings: IpmiSettings & { insecureCipher0: boolean };
-  /** Cryptographically strong random bytes. */
-  randomBytes: (n: number) => Uint8Array;
   /** Serial-console path of a FRU, when consoles exist (issue 7). */
   consolePath: (fru: string) => string | undefined;
   /** HA hooks (switchover, shelf-manager status) once the HA part is wired. */
@@ -59,11 +59,6 @@ export interface IpmiFace {
 /** Builds the shelf's IPMI face. @throws TypeError / CommandError as LanServer does */
 export type IpmiFactory = (ctx: IpmiContext) => IpmiFace;
 
-/** node:crypto random bytes (RAKP nonces, session IDs, generated passwords). */
-export function cryptoRandomBytes(n: number): Uint8Array {
-  return randomFillSync(new Uint8Array(n));
-}
-
 /** Merges the YAML's `ipmi` section with the command-line flags. */
 export function ipmiSettings(config: ShelfConfig, o: IpmiRuntimeOptions): IpmiSettings & { insecureCipher0: boolean } {
   return {
@@ -76,19 +71,54 @@ export function ipmiSettings(config: ShelfConfig, o: IpmiRuntimeOptions): IpmiSe
   };
 }
 
-/** The default factory: the IPMI shelf face (chassis/ipmi/shelf). */
+/** The default factory: the IPMI shelf face (chassis/ipmi/shelf-manager). */
 export const shelfIpmiFactory: IpmiFactory = (ctx) => {
   const face = createShelfIpmi(ctx.shelf, ctx.users, ctx.platform, {
     ipmi15: ctx.settings.ipmi15,
     cipherSuites: ctx.settings.cipherSuites,
     insecureCipher0: ctx.settings.insecureCipher0,
     limits: { idleTimeoutMs: ctx.settings.idleTimeoutMs },
-    randomBytes: ctx.randomBytes,
     consolePath: ctx.consolePath,
     ...(ctx.ha ? { ha: ctx.ha } : {}),
   });
   return { server: face.server, close: () => face.close() };
 };
+
+/** One IPMI request as a LAN client addresses it (IPMI v2.0 §13.8: rsSA, NetFn, cmd, data). */
+export interface IpmiCall {
+  /** IPMB address of the controller: 20h = the logical shelf manager (the active ShMC), 82h… boards. */
+  address: number;
+  netFn: number;
+  cmd: number;
+  /** Request data bytes. */
+  data: Uint8Array;
+}
+
+/** Completion code and response data of an IpmiCall. */
+export interface IpmiAnswer {
+  cc: number;
+  data: Uint8Array;
+}
+
+/**
+ * Runs `req` at the controller answering IPMB `req.address` of `server` (20h: its front controller),
+ * as the LAN server's dispatcher would for an administrator on the LAN channel (1) outside any
+ * session: the controller's own command tables, no LAN-session commands, no SEL events emitted
+ * to a session. Requester: software ID 81h, sequence 0, LUN 0.
+ * @param now the clock's time (ms) handed to the command handlers
+ * @returns the completion code and data; D3h (destination unavailable) when no controller answers
+ *   at that address
+ * @throws CommandError('no_ipmi') when there is no server (an emulator started without IPMI)
+ */
+export function callController(server: LanServer | undefined, req: IpmiCall, now: number): IpmiAnswer {
+  if (!server) throw new CommandError('no_ipmi', 'the IPMI server is not running');
+  const controller = req.address === 0x20 ? server.frontController() : server.controllerAt(req.address);
+  if (!controller) return { cc: 0xd3, data: new Uint8Array(0) };
+  const r = dispatch([controller.commands], { rsSA: req.address, netFn: req.netFn, rsLUN: 0, rqSA: 0x81, rqSeq: 0, rqLUN: 0, cmd: req.cmd, data: req.data }, {
+    controller, now, channel: 1, privilege: 4, session: undefined, log: nullLogger, emit: () => {},
+  });
+  return { cc: r.cc, data: r.data };
+}
 
 /** Administrator inputs of a first start (issue 5: no well-known default password). */
 export interface AdminOptions {

@@ -24,11 +24,10 @@ import type { Pacing, TrafficInput } from '../dataplane/traffic.ts';
 import { sharesOfPair, seedHash } from '../ha/ha-fabric.ts';
 import type { FabricReport } from '../ha/ha-fabric.ts';
 import { createPairSim } from '../ha/pair-sim.ts';
-import { dispatch } from '../ipmi/dispatcher.ts';
 import { MemoryStore } from '../persistence/store.ts';
+import { seededCryptoRandom } from '../platform.ts';
 import { Emulator } from '../runtime/emulator.ts';
 import { EmulatorHa } from '../runtime/ha-part.ts';
-import { slotNumber } from '../runtime/ha-board.ts';
 import { formatScenarioAction, isSimAction } from './actions.ts';
 import type { ScenarioAction } from './actions.ts';
 import type { Expectation } from './expectations.ts';
@@ -306,7 +305,7 @@ async function runEmulator(l: LoadedScenario, io: ScenarioIo, expects: readonly 
   }
   const boards = l.shelf.frus.filter((f) => f.kind === 'processor').length;
   const em = await Emulator.start({
-    platform: { clock, log, random },
+    platform: { clock, log, random, cryptoRandom: seededCryptoRandom(bytesRandom) },
     store: new MemoryStore(),
     ownsStore: true,
     defaultShelf: { yaml: io.defaultShelfYaml(), source: 'default-shelf.yaml' },
@@ -317,11 +316,6 @@ async function runEmulator(l: LoadedScenario, io: ScenarioIo, expects: readonly 
     admin: { password: 'scenario-admin-1' },
     ipmi: {},
     consoles: false,
-    randomBytes: (n) => {
-      const b = new Uint8Array(n);
-      for (let i = 0; i < n; i++) b[i] = bytesRandom.int(256);
-      return b;
-    },
     ha: (ctx) => (ha = new EmulatorHa(ctx, {
       seed: seedHash(`${s.seed}:ha`),
       timing: s.ha,
@@ -343,7 +337,7 @@ async function runEmulator(l: LoadedScenario, io: ScenarioIo, expects: readonly 
     for (const e of expects) {
       for (const p of e.samples?.() ?? []) {
         clock.setTimeout(() => {
-          (packets[p.node] ??= []).push([clock.now(), packetsOf(em, p.node)]);
+          (packets[p.node] ??= []).push([clock.now(), em.nodePackets(p.node)]);
         }, p.t);
       }
     }
@@ -370,15 +364,6 @@ async function runEmulator(l: LoadedScenario, io: ScenarioIo, expects: readonly 
   } finally {
     await em.stop();
   }
-}
-
-/** Packets a hub or processor board has handled so far. */
-function packetsOf(em: Emulator, node: string): number {
-  const slot = slotNumber(node);
-  if (slot < 0) return 0;
-  if (em.dataPlane.hubSlots.includes(slot)) return em.dataPlane.hub(slot).counters().packets;
-  if (em.dataPlane.boardSlots.includes(slot)) return em.dataPlane.board(slot).packets;
-  return 0;
 }
 
 /** Runs one timeline action on the emulator; refusals are recorded in the timeline, not thrown. */
@@ -422,13 +407,6 @@ function ipmiRequest(em: Emulator, ha: EmulatorHa, a: Extract<ScenarioAction, { 
     const r = ha.fabric.watchdog(node).handle(a.cmd, data);
     return { cc: r.cc, data: [...r.data] };
   }
-  const server = em.lanServer;
-  if (!server) throw new CommandError('no_ipmi', 'the IPMI server is not running');
-  const controller = a.address === 0x20 ? server.frontController() : server.controllerAt(a.address);
-  if (!controller) return { cc: 0xd3, data: [] };
-  const req = { rsSA: a.address, netFn: a.netFn, rsLUN: 0, rqSA: 0x81, rqSeq: 0, rqLUN: 0, cmd: a.cmd, data };
-  const r = dispatch([controller.commands], req, {
-    controller, now: ha.fabric.now(), channel: 1, privilege: 4, session: undefined, log: nullLogger, emit: () => {},
-  });
+  const r = em.ipmi({ address: a.address, netFn: a.netFn, cmd: a.cmd, data });
   return { cc: r.cc, data: [...r.data] };
 }

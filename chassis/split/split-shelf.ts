@@ -38,7 +38,7 @@ import type { Logger } from '../../board/common/logger.ts';
 import { DEFAULT_HA } from '../ha/ha-config.ts';
 import { StallCompensatedClock } from '../ha/stall-clock.ts';
 import type { LanServer } from '../ipmi/lan-server.ts';
-import type { ShelfIpmiHaHooks, ShmStatus } from '../ipmi/shelf/index.ts';
+import type { ShelfIpmiHaHooks, ShmStatus } from '../ipmi/shelf-manager/index.ts';
 import { HA_ROLES, type HaRoleName } from '../model/events.ts';
 import type { Shelf } from '../model/shelf.ts';
 import { administrators, trimPassword, type IpmiUser } from '../ipmi/users.ts';

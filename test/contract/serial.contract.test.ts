@@ -14,6 +14,7 @@ import { memoryInput } from '../../chassis/dataplane/traffic.ts';
 import { DEFAULT_SHELF_NAME, readDefaultShelfYaml } from '../../chassis/io/data-dir.ts';
 import { consoleLinkDir, exposeConsolesOnPtys, linkSerialPort, openConsolePort } from '../../chassis/io/serial-console.ts';
 import { SystemClock } from '../../chassis/io/system-clock.ts';
+import { nodeCryptoRandom } from '../../chassis/io/crypto-random.ts';
 import { MemoryStore } from '../../chassis/persistence/store.ts';
 import { BUNDLED_CAPTURE_PATH } from '../../chassis/runtime/assets.ts';
 import { Emulator } from '../../chassis/runtime/emulator.ts';
@@ -22,7 +23,7 @@ import { serialContract, type SerialRig } from './serial.contract.ts';
 
 async function wallClockEmulator(): Promise<Emulator> {
   const em = await Emulator.start({
-    platform: { clock: new SystemClock(), log: nullLogger, random: new SeededRandom(5) },
+    platform: { clock: new SystemClock(), log: nullLogger, random: new SeededRandom(5), cryptoRandom: nodeCryptoRandom },
     store: new MemoryStore(),
     ownsStore: true,
     defaultShelf: { yaml: readDefaultShelfYaml(), source: DEFAULT_SHELF_NAME },
@@ -121,7 +122,7 @@ describe('PTY edge: setup failures and links', () => {
   it('a stale link is replaced; a file that is not a link is left alone; stop removes only our links', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'atcasim-serial-'));
     const em = await Emulator.start({
-      platform: { clock: new SystemClock(), log: nullLogger, random: new SeededRandom(5) },
+      platform: { clock: new SystemClock(), log: nullLogger, random: new SeededRandom(5), cryptoRandom: nodeCryptoRandom },
       store: new MemoryStore(),
       ownsStore: true,
       defaultShelf: { yaml: readDefaultShelfYaml(), source: DEFAULT_SHELF_NAME },

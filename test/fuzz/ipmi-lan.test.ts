@@ -11,7 +11,7 @@ import { readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../board/common/random.ts';
-import { DEFAULT_SESSION_LIMITS } from '../../chassis/ipmi/session-table.ts';
+import { DEFAULT_SESSION_LIMITS } from '../../chassis/ipmi/rmcp-session-table.ts';
 import { decodeRmcpHeader } from '../../chassis/ipmi/rmcp.ts';
 import { decodeRmcpPlus } from '../../chassis/ipmi/rmcpplus.ts';
 import { decodeSession15 } from '../../chassis/ipmi/session15.ts';

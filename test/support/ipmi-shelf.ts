@@ -2,7 +2,8 @@
  * Test harnesses for the shelf's IPMI face. In-process (`startShelfHarness`): the default shelf (optionally edited) on a
  * store (SQLite file or memory), wall-clock time, the reference users of ../shared/ipmi/sim/lan.conf
  * (admin/adminpass ADMINISTRATOR, oper/operpass OPERATOR, viewer/viewpass USER), and
- * startShelfIpmi on 127.0.0.1 and a free UDP port — what real ipmitool / FreeIPMI / clia talk to.
+ * createShelfIpmi bound by the UDP adapter (chassis/io/udp-ipmi.ts) on 127.0.0.1 and a free port —
+ * what real ipmitool / FreeIPMI / clia talk to; this harness is its composition root.
  * The SEL clock starts at wall-clock time, as the runtime starts it. Out of process
  * (`startReferenceEmulator`): `atcasim start --headless` with the reference's administrator, plus
  * `connectClia` (atcasim's own IPMI client) and `addReferenceUsersWithIpmitool`.
@@ -13,8 +14,10 @@ import { SeededRandom } from '../../board/common/random.ts';
 import { parseShelfConfig } from '../../chassis/config/shelf-config.ts';
 import { readDefaultShelfYaml } from '../../chassis/io/data-dir.ts';
 import { SqliteStore } from '../../chassis/io/sqlite-store.ts';
+import { nodeCryptoRandom } from '../../chassis/io/crypto-random.ts';
 import { SystemClock } from '../../chassis/io/system-clock.ts';
-import { startShelfIpmi, type RunningShelfIpmi, type ShelfIpmiOptions } from '../../chassis/ipmi/shelf/index.ts';
+import { UdpIpmiAdapter } from '../../chassis/io/udp-ipmi.ts';
+import { createShelfIpmi, type ShelfIpmi, type ShelfIpmiOptions } from '../../chassis/ipmi/shelf-manager/index.ts';
 import { utf8 } from '../../chassis/ipmi/users.ts';
 import { Shelf } from '../../chassis/model/shelf.ts';
 import { MemoryStore, type Store } from '../../chassis/persistence/store.ts';
@@ -48,7 +51,7 @@ export interface ShelfHarness {
   shelf: Shelf;
   store: Store;
   port: number;
-  running: RunningShelfIpmi;
+  ipmi: ShelfIpmi;
   log: Logger;
   /** Stops the server, closes the shelf and the store. */
   stop(): Promise<void>;
@@ -64,21 +67,32 @@ export async function startShelfHarness(opts: { db?: string; edit?: (yaml: strin
   const config = parseShelfConfig((opts.edit ?? ((y) => y))(readDefaultShelfYaml()), 'default-shelf.yaml');
   const clock = new SystemClock();
   const log = opts.log ?? captureLogger();
-  const platform = { clock, log, random: new SeededRandom(5) };
+  const platform = { clock, log, random: new SeededRandom(5), cryptoRandom: nodeCryptoRandom };
   const shelf = Shelf.open({ config, platform, store, selTimeBase: Math.floor(Date.now() / 1000) });
   const users = seedReferenceUsers(store);
-  const running = await startShelfIpmi(shelf, users, platform, { host: '127.0.0.1', port: 0, ...opts.ipmi });
+  const ipmi = createShelfIpmi(shelf, users, platform, opts.ipmi);
+  const adapter = new UdpIpmiAdapter(ipmi.server, { host: '127.0.0.1', port: 0, clock, log });
+  let port: number;
+  try {
+    port = (await adapter.start()).port;
+  } catch (e) {
+    ipmi.close();
+    shelf.close();
+    store.close();
+    throw e;
+  }
   let stopped = false;
   return {
     shelf,
     store,
-    port: running.address.port,
-    running,
+    port,
+    ipmi,
     log,
     stop: async () => {
       if (stopped) return;
       stopped = true;
-      await running.stop();
+      ipmi.close();
+      await adapter.stop();
       shelf.close();
       store.close();
     },

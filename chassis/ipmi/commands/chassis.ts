@@ -9,8 +9,8 @@
 import { CompletionCode, IpmiError, NetFn, expectLength } from '../codes.ts';
 import type { CommandDef } from '../controller.ts';
 import type { ChassisPowerAction } from '../../model/events.ts';
-import { shelfCall } from '../shelf/errors.ts';
-import type { ShelfTarget } from '../shelf/target.ts';
+import { shelfCall } from '../shelf-manager/errors.ts';
+import type { ShelfTarget } from '../shelf-manager/target.ts';
 
 /** Chassis Control (00h/02h) request byte → shelf action (§28.3). */
 export const CHASSIS_CONTROL_ACTIONS: Readonly<Record<number, ChassisPowerAction>> = {

@@ -1,5 +1,5 @@
 /**
- * atcasim's OEM commands (NetFn 2Eh, IANA 0FFFF0h; layouts in shelf/oem-protocol.ts and
+ * atcasim's OEM commands (NetFn 2Eh, IANA 0FFFF0h; layouts in shelf-manager/oem-protocol.ts and
  * docs/clia.md), answered by the logical shelf manager: shelf-manager status and switchover,
  * console paths, fault and sensor injection, the ejector handle, FRU listing, insert/extract.
  * `atcasim clia` uses them for what standard IPMI and PICMG have no command for.
@@ -14,7 +14,7 @@ import { HOT_SWAP_CAUSE } from '../../model/hot-swap.ts';
 import { CompletionCode, IpmiError, NetFn, Privilege } from '../codes.ts';
 import type { CommandDef, CommandResult } from '../controller.ts';
 import type { IpmiRequest } from '../message.ts';
-import { ShelfRefusal, shelfCall } from '../shelf/errors.ts';
+import { ShelfRefusal, shelfCall } from '../shelf-manager/errors.ts';
 import {
   FRU_FLAG,
   OemCmd,
@@ -28,10 +28,10 @@ import {
   oemReader,
   oemWriter,
   putStr,
-} from '../shelf/oem-protocol.ts';
+} from '../shelf-manager/oem-protocol.ts';
 import type { ByteReader } from '../../../board/common/bytes.ts';
 import { rawToValue, representable, valueToRaw } from '../../sensors/linearization.ts';
-import type { ShelfTarget } from '../shelf/target.ts';
+import type { ShelfTarget } from '../shelf-manager/target.ts';
 
 type OemHandler = (r: ByteReader, req: IpmiRequest) => Uint8Array;
 

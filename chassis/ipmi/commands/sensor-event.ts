@@ -19,8 +19,8 @@ import { rawToValue } from '../../sensors/linearization.ts';
 import type { ThresholdName } from '../../sensors/thresholds.ts';
 import { CompletionCode, IpmiError, NetFn, expectLength } from '../codes.ts';
 import type { CommandDef } from '../controller.ts';
-import { shelfCall } from '../shelf/errors.ts';
-import type { ShelfTarget } from '../shelf/target.ts';
+import { shelfCall } from '../shelf-manager/errors.ts';
+import type { ShelfTarget } from '../shelf-manager/target.ts';
 
 /** Threshold order of Get/Set Sensor Thresholds bytes 2..7 (and mask bits 0..5). */
 const THRESHOLD_ORDER: readonly ThresholdName[] = ['lnc', 'lc', 'lnr', 'unc', 'uc', 'unr'];

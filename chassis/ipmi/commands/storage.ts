@@ -13,8 +13,8 @@ import { decodeSelRecord, SEL_RECORD_BYTES } from '../../sensors/sel.ts';
 import { CompletionCode, IpmiError, NetFn, expectLength } from '../codes.ts';
 import type { CommandDef } from '../controller.ts';
 import { MAX_RESPONSE_DATA } from '../dispatcher.ts';
-import { shelfCall } from '../shelf/errors.ts';
-import type { ShelfTarget } from '../shelf/target.ts';
+import { shelfCall } from '../shelf-manager/errors.ts';
+import type { ShelfTarget } from '../shelf-manager/target.ts';
 
 function u16(d: Uint8Array, p: number): number {
   return d[p]! | (d[p + 1]! << 8);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { RefusedError } from '../../../chassis/clia/shelf-api.ts';
 import { resolveFru } from '../../../chassis/clia/verbs.ts';
-import type { OemFruInfo } from '../../../chassis/ipmi/shelf/oem-protocol.ts';
+import type { OemFruInfo } from '../../../chassis/ipmi/shelf-manager/oem-protocol.ts';
 
 function fru(name: string, kind: OemFruInfo['kind'], slot: number, siteNumber: number, ipmbAddress: number): OemFruInfo {
   return { next: 0, kind, slot, physicalSlot: slot, siteType: 0, siteNumber, hardwareAddress: ipmbAddress >> 1, ipmbAddress, state: 4, previous: 3, cause: 0, flags: 0, powerLevel: 1, name, label: name };

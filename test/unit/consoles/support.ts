@@ -114,7 +114,7 @@ export async function simEmulator(over: Partial<EmulatorOptions> = {}): Promise<
   const clock = new SimClock();
   const log = captureLogger();
   const em = await Emulator.start({
-    platform: { clock, log, random: new SeededRandom(1) },
+    platform: { clock, log, random: new SeededRandom(1), cryptoRandom: seededBytes(11) },
     store: new MemoryStore(),
     defaultShelf: { yaml: readDefaultShelfYaml(), source: DEFAULT_SHELF_NAME },
     wallTimeMs: Date.UTC(2025, 0, 1),
@@ -123,7 +123,6 @@ export async function simEmulator(over: Partial<EmulatorOptions> = {}): Promise<
     admin: { password: 'admin-secret-1' },
     traffic: { inputs: [memoryInput('bundled', readFileSync(BUNDLED_CAPTURE_PATH))], label: 'bundled', pacing: { mode: 'rate', pps: 5000 } },
     ipmi: {},
-    randomBytes: seededBytes(11),
     ...over,
   });
   return { em, clock, log };

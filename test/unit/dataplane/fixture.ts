@@ -14,6 +14,7 @@ import { DataPlane } from '../../../chassis/dataplane/data-plane.ts';
 import type { DataPlaneOptions } from '../../../chassis/dataplane/types.ts';
 import { memoryInput, TrafficSource, type PacketSink } from '../../../chassis/dataplane/traffic.ts';
 import { repoRoot } from '../../support/shared.ts';
+import { seededCryptoRandom } from '../../../chassis/platform.ts';
 
 /** The capture bundled with the package (first 20,000 packets of the bench capture). */
 export const BUNDLED = join(repoRoot, 'chassis', 'assets', 'loopback-mix-20k.pcap');
@@ -23,7 +24,7 @@ export function makePlane(opts: Partial<DataPlaneOptions> = {}, config: ShelfCon
   const clock = new SimClock();
   const dp = new DataPlane({
     config,
-    platform: { clock, log: nullLogger, random: new SeededRandom(7) },
+    platform: { clock, log: nullLogger, random: new SeededRandom(7), cryptoRandom: seededCryptoRandom(new SeededRandom(7)) },
     sessionCapacity: 8192,
     ...opts,
   });

@@ -62,7 +62,7 @@ class StallingClock implements Clock {
 async function start(clock: Clock & { runUntil(t: number): void }, ha: EmulatorHaOptions = {}, traffic = true) {
   let part!: EmulatorHa;
   const em = await Emulator.start({
-    platform: { clock, log: nullLogger, random: new SeededRandom(4) },
+    platform: { clock, log: nullLogger, random: new SeededRandom(4), cryptoRandom: (n) => new Uint8Array(n).fill(3) },
     store: new MemoryStore(),
     defaultShelf: { yaml: readDefaultShelfYaml(), source: DEFAULT_SHELF_NAME },
     wallTimeMs: Date.UTC(2025, 0, 1),
@@ -71,7 +71,6 @@ async function start(clock: Clock & { runUntil(t: number): void }, ha: EmulatorH
     traffic: traffic ? { inputs: [generatorInput({ flowsPerSec: 200, durationMedianMs: 5000, durationMaxMs: 30_000, seed: 9 })], label: 'generator', pacing: { mode: 'capture' } } : false,
     ipmi: {},
     consoles: false,
-    randomBytes: (n) => new Uint8Array(n).fill(3),
     ha: (ctx) => (part = new EmulatorHa(ctx, { seed: 1, ...ha })),
   });
   return { em, ha: part };

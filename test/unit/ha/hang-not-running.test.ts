@@ -24,7 +24,7 @@ import { roleAt, runScript } from './scenario-helpers.ts';
 async function start(clock: SimClock) {
   let part!: EmulatorHa;
   const em = await Emulator.start({
-    platform: { clock, log: nullLogger, random: new SeededRandom(4) },
+    platform: { clock, log: nullLogger, random: new SeededRandom(4), cryptoRandom: (n) => new Uint8Array(n).fill(3) },
     store: new MemoryStore(),
     defaultShelf: { yaml: readDefaultShelfYaml(), source: DEFAULT_SHELF_NAME },
     wallTimeMs: Date.UTC(2025, 0, 1),
@@ -33,7 +33,6 @@ async function start(clock: SimClock) {
     traffic: false,
     ipmi: {},
     consoles: false,
-    randomBytes: (n) => new Uint8Array(n).fill(3),
     ha: (ctx) => (part = new EmulatorHa(ctx, { seed: 1 })),
   });
   return { em, ha: part };

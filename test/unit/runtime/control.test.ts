@@ -50,13 +50,12 @@ describe('runControlLine', () => {
   it('answers every line after the command returned, with the state', async () => {
     const clock = new SimClock();
     const em = await Emulator.start({
-      platform: { clock, log: captureLogger(), random: new SeededRandom(1) },
+      platform: { clock, log: captureLogger(), random: new SeededRandom(1), cryptoRandom: (n) => new Uint8Array(n) },
       store: new MemoryStore(),
       defaultShelf: { yaml: readDefaultShelfYaml(), source: DEFAULT_SHELF_NAME },
       wallTimeMs: 0,
       sessionCapacity: 1024,
       admin: { password: 'control-pass-1' },
-      randomBytes: (n) => new Uint8Array(n),
     });
     expect(runControlLine('x slot3', em.commands)).toEqual({ event: 'command', line: 'x slot3', ok: true, message: 'slot3: handle opened', fru: 'slot3', state: 'M5' });
     clock.advance(3500);

@@ -21,7 +21,7 @@ const capture = readFileSync(BUNDLED_CAPTURE_PATH);
 
 function options(clock: SimClock, store = new MemoryStore(), over: Partial<EmulatorOptions> = {}): EmulatorOptions {
   return {
-    platform: { clock, log: captureLogger(), random: new SeededRandom(1) },
+    platform: { clock, log: captureLogger(), random: new SeededRandom(1), cryptoRandom: (n) => new Uint8Array(n).fill(7) },
     store,
     defaultShelf: { yaml: readDefaultShelfYaml(), source: DEFAULT_SHELF_NAME },
     wallTimeMs: Date.UTC(2025, 0, 1),
@@ -29,7 +29,6 @@ function options(clock: SimClock, store = new MemoryStore(), over: Partial<Emula
     admin: { password: 'admin-secret-1' },
     traffic: { inputs: [memoryInput('bundled', capture)], label: 'bundled', pacing: { mode: 'rate', pps: 20_000 } },
     ipmi: {},
-    randomBytes: (n) => new Uint8Array(n).fill(7),
     ...over,
   };
 }

@@ -23,14 +23,13 @@ const clock = new SimClock();
 
 beforeAll(async () => {
   em = await Emulator.start({
-    platform: { clock, log: captureLogger(), random: new SeededRandom(9) },
+    platform: { clock, log: captureLogger(), random: new SeededRandom(9), cryptoRandom: (n) => new Uint8Array(n) },
     store: new MemoryStore(),
     defaultShelf: { yaml: readDefaultShelfYaml(), source: DEFAULT_SHELF_NAME },
     wallTimeMs: Date.UTC(2025, 0, 1),
     sessionCapacity: 2048,
     admin: { password: 'monitor-pass-1' },
     traffic: { inputs: [memoryInput('bundled', readFileSync(BUNDLED_CAPTURE_PATH))], label: 'bundled', pacing: { mode: 'rate', pps: 8000 } },
-    randomBytes: (n) => new Uint8Array(n),
   });
 });
 afterAll(async () => {

@@ -18,7 +18,7 @@ import type { UiState } from '../../../ui/view-model.ts';
 export async function simEmulator(warmMs = 3000): Promise<{ em: Emulator; clock: SimClock }> {
   const clock = new SimClock();
   const em = await Emulator.start({
-    platform: { clock, log: captureLogger(), random: new SeededRandom(3) },
+    platform: { clock, log: captureLogger(), random: new SeededRandom(3), cryptoRandom: (n) => new Uint8Array(n).fill(1) },
     store: new MemoryStore(),
     ownsStore: true,
     defaultShelf: { yaml: readDefaultShelfYaml(), source: DEFAULT_SHELF_NAME },
@@ -26,7 +26,6 @@ export async function simEmulator(warmMs = 3000): Promise<{ em: Emulator; clock:
     sessionCapacity: 4096,
     admin: { password: 'fixture-pass-1' },
     traffic: { inputs: [memoryInput('bundled', readFileSync(BUNDLED_CAPTURE_PATH))], label: 'bundled', pacing: { mode: 'rate', pps: 20_000 } },
-    randomBytes: (n) => new Uint8Array(n).fill(1),
   });
   clock.advance(warmMs);
   return { em, clock };

@@ -10,6 +10,7 @@ import { NullDataPlane } from '../../../../chassis/model/data-plane-port.ts';
 import type { ChassisEvent } from '../../../../chassis/model/events.ts';
 import { Shelf } from '../../../../chassis/model/shelf.ts';
 import { MemoryStore, type Store } from '../../../../chassis/persistence/store.ts';
+import { seededCryptoRandom } from '../../../../chassis/platform.ts';
 
 /** The default shelf YAML with `edit` applied to its text. */
 export function defaultConfig(edit: (yaml: string) => string = (y) => y): ShelfConfig {
@@ -35,7 +36,7 @@ export function rig(opts: { config?: ShelfConfig; store?: Store; clock?: SimCloc
   const store = opts.store ?? new MemoryStore();
   const dp = opts.dp ?? new NullDataPlane();
   const log = captureLogger();
-  const shelf = Shelf.open({ config: opts.config ?? defaultConfig(), platform: { clock, log, random: new SeededRandom(7) }, store, dataPlane: dp });
+  const shelf = Shelf.open({ config: opts.config ?? defaultConfig(), platform: { clock, log, random: new SeededRandom(7), cryptoRandom: seededCryptoRandom(new SeededRandom(7)) }, store, dataPlane: dp });
   const events: ChassisEvent[] = [];
   shelf.onAny((e) => events.push(e));
   const start = shelf.sel.records().length;

@@ -15,6 +15,7 @@ import { SqliteStore, removeDatabaseFiles } from '../../../../chassis/io/sqlite-
 import { defaultDbPath, loadDefaultShelf } from '../../../../chassis/io/data-dir.ts';
 import { Shelf } from '../../../../chassis/model/shelf.ts';
 import { repoRoot } from '../../../support/shared.ts';
+import { seededCryptoRandom } from '../../../../chassis/platform.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'atcasim-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -192,7 +193,7 @@ describe('acknowledged writes survive SIGKILL', () => {
     // Reopen as a restarted emulator would.
     const store = SqliteStore.open(f);
     expect(store.integrityCheck()).toEqual(['ok']);
-    const shelf = Shelf.open({ config: loadDefaultShelf(), platform: { clock: new SimClock(), log: nullLogger, random: new SeededRandom(2) }, store });
+    const shelf = Shelf.open({ config: loadDefaultShelf(), platform: { clock: new SimClock(), log: nullLogger, random: new SeededRandom(2), cryptoRandom: seededCryptoRandom(new SeededRandom(2)) }, store });
     expect(shelf.state('slot3')).toBe(1);
     const ids = new Set(shelf.sel.records().map((r) => r.recordId));
     const missing = acked.filter((id) => !ids.has(id));

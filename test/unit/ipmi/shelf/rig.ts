@@ -7,7 +7,7 @@ import { SeededRandom } from '../../../../board/common/random.ts';
 import { SimClock } from '../../../../board/common/sim-clock.ts';
 import { dispatch } from '../../../../chassis/ipmi/dispatcher.ts';
 import type { IpmiRequest } from '../../../../chassis/ipmi/message.ts';
-import { createShelfIpmi, type ShelfIpmi, type ShelfIpmiOptions } from '../../../../chassis/ipmi/shelf/index.ts';
+import { createShelfIpmi, type ShelfIpmi, type ShelfIpmiOptions } from '../../../../chassis/ipmi/shelf-manager/index.ts';
 import { Shelf } from '../../../../chassis/model/shelf.ts';
 import { MemoryStore } from '../../../../chassis/persistence/store.ts';
 import { seedReferenceUsers } from '../../../support/ipmi-shelf.ts';
@@ -33,10 +33,10 @@ export function rig(opts: ShelfIpmiOptions = {}): Rig {
   const clock = new SimClock(1_000);
   const store = new MemoryStore();
   const log = captureLogger();
-  const platform = { clock, log, random: new SeededRandom(3) };
+  const platform = { clock, log, random: new SeededRandom(3), cryptoRandom: seededBytes(9) };
   const shelf = Shelf.open({ config: defaultConfig(), platform, store });
   const users = seedReferenceUsers(store);
-  const ipmi = createShelfIpmi(shelf, users, platform, { randomBytes: seededBytes(9), ...opts });
+  const ipmi = createShelfIpmi(shelf, users, platform, opts);
   const call: Rig['call'] = (address, netFn, cmd, data = [], o = {}) => {
     const c = address === 0x20 ? ipmi.server.frontController() : ipmi.server.controllerAt(address);
     if (!c) return { cc: 0x83, data: [] };

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { CommandError } from '../../../../board/common/errors.ts';
-import { OemCmd, OEM_IANA_BYTES, decodeFruInfo, decodeOemError, decodeShmStatus, oemWriter, putStr } from '../../../../chassis/ipmi/shelf/oem-protocol.ts';
+import { OemCmd, OEM_IANA_BYTES, decodeFruInfo, decodeOemError, decodeShmStatus, oemWriter, putStr } from '../../../../chassis/ipmi/shelf-manager/oem-protocol.ts';
 import { rig } from './rig.ts';
 
 const PICMG = 0x2c;

@@ -4,6 +4,8 @@
  * bounded separately in total and per source address with the oldest evicted first — so floods of
  * unauthenticated Open Session requests can neither exhaust memory nor lock valid users out
  * (research §S4, §S5). Expiry is driven by `expire(now)` (half-open timeout, idle timeout).
+ * (`RmcpSessionTable`, IPMI 1.5 sessions included; the processor boards' connection table is the
+ * TCAM's `SessionTable`, board/processor/tcam/.)
  */
 import { Session } from './session.ts';
 import type { Peer } from './session.ts';
@@ -38,7 +40,7 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
 export type RemovalReason = 'closed' | 'idle' | 'half-open-timeout' | 'evicted' | 'failed';
 
 /** Sessions of the LAN channel with their limits (see the module comment). */
-export class SessionTable {
+export class RmcpSessionTable {
   private readonly byId = new Map<number, Session>();
 
   /**

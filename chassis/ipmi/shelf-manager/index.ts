@@ -1,10 +1,12 @@
 /**
- * The shelf's IPMI-over-LAN face: `createShelfIpmi` builds the LanServer of a Shelf — the logical
+ * The shelf manager's IPMI-over-LAN face, what ipmitool, FreeIPMI and clia talk to:
+ * `createShelfIpmi` builds the LanServer of a Shelf (the model, chassis/model/shelf.ts) — the logical
  * shelf manager at 20h (the active ShMC; a Controller per ShMC, swapped in with
  * LanServer.setController when the active ShMC changes) and one IPM controller per FRU at its
  * IPMB-0 address (ShMCs 10h/12h, boards 82h…, fan trays 52h…, PEMs 58h…) for bridging
- * (`ipmitool -t 0x86 -b 0 …`, FreeIPMI --bridge-sensors/--bridge-fru). `startShelfIpmi` also binds
- * the UDP adapter (chassis/io/udp-ipmi.ts).
+ * (`ipmitool -t 0x86 -b 0 …`, FreeIPMI --bridge-sensors/--bridge-fru). It opens no socket: the
+ * composition root binds the server (chassis/io/udp-ipmi.ts UdpIpmiAdapter, handed in through the
+ * runtime's `ipmi.listen`; the split shelf attaches it to its bus instead).
  *
  * Command families (chassis/ipmi/commands/): app + watchdog (every controller; watchdog on the
  * ShMCs), chassis, SEL, SDR repository, Platform Event and OEM (20h only), sensors, FRU inventory
@@ -12,16 +14,13 @@
  *
  * Stable interface for the runtime (`atcasim start`):
  *   createShelfIpmi(shelf, users, platform, options?) → ShelfIpmi
- *   startShelfIpmi(shelf, users, platform, options & { host?, port? }) → Promise<RunningShelfIpmi>
  * Hooks the runtime may fill (ShelfIpmiOptions): `ha.switchover`, `ha.shmStatus`, `watchdog(shmc)`,
  * `consolePath(fru)`.
  */
-import { randomFillSync } from 'node:crypto';
 import type { Logger } from '../../../board/common/logger.ts';
 import type { Shelf } from '../../model/shelf.ts';
 import type { Platform } from '../../platform.ts';
 import { IpmiWatchdog } from '../../ha/watchdog.ts';
-import { UdpIpmiAdapter, type BoundAddress } from '../../io/udp-ipmi.ts';
 import { registerAppCommands } from '../commands/app.ts';
 import { chassisCommands } from '../commands/chassis.ts';
 import { oemCommands } from '../commands/oem.ts';
@@ -32,7 +31,7 @@ import { registerWatchdogCommands } from '../commands/watchdog.ts';
 import { Controller } from '../controller.ts';
 import { LanServer } from '../lan-server.ts';
 import type { LanConfig } from '../lan-services.ts';
-import type { SessionLimits } from '../session-table.ts';
+import type { SessionLimits } from '../rmcp-session-table.ts';
 import type { UserStore } from '../users.ts';
 import type { WatchdogPort } from '../watchdog-port.ts';
 import { PicmgExtras } from './extras.ts';
@@ -63,15 +62,13 @@ export interface ShelfIpmiOptions {
   consolePath?: (fru: string) => string | undefined;
   /** HA hooks (switchover, shelf-manager status); without them a built-in fallback uses the Shelf's roles. */
   ha?: ShelfIpmiHaHooks;
-  /** Cryptographic random bytes for RMCP+ [node:crypto randomFillSync]. */
-  randomBytes?: (n: number) => Uint8Array;
   /** BMC key KG for two-key logins [none]. */
   kg?: Uint8Array;
 }
 
 /** What createShelfIpmi returns. */
 export interface ShelfIpmi {
-  /** The LAN server (feed it datagrams, or bind it with UdpIpmiAdapter / startShelfIpmi). */
+  /** The LAN server (feed it datagrams, or bind it with chassis/io's UdpIpmiAdapter). */
   readonly server: LanServer;
   /** Services shared by the controllers (switchover, status, extras). */
   readonly services: ShelfServices;
@@ -79,16 +76,6 @@ export interface ShelfIpmi {
   sync(): void;
   /** Stops following the shelf's events (call before closing the shelf). */
   close(): void;
-}
-
-/** A bound shelf IPMI server. */
-export interface RunningShelfIpmi {
-  ipmi: ShelfIpmi;
-  adapter: UdpIpmiAdapter;
-  /** The bound address (the real port when 0 was asked). */
-  address: BoundAddress;
-  /** Closes the socket and unsubscribes (idempotent). */
-  stop(): Promise<void>;
 }
 
 function defaultWatchdog(platform: Platform): WatchdogPort {
@@ -99,7 +86,8 @@ function defaultWatchdog(platform: Platform): WatchdogPort {
 /**
  * Builds the LanServer of `shelf`.
  * @param users   the LAN channel's users (PersistentUserStore over the shelf's Store in the runtime)
- * @param platform clock and logger (the LAN server's log is a child `chassis.ipmi.lan`)
+ * @param platform clock, logger and `cryptoRandom` (RMCP+ random numbers and session IDs; the
+ *                 LAN server's log is a child `chassis.ipmi.lan`)
  * @throws CommandError('ipmi_no_administrator') when `users` has no enabled administrator;
  *         TypeError for invalid options (unknown cipher suite, suite 0 without insecureCipher0)
  */
@@ -158,7 +146,7 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
     users,
     controllers: [logical.get(front)!, ...installed],
     log: platform.log,
-    randomBytes: options.randomBytes ?? ((n) => randomFillSync(new Uint8Array(n))),
+    randomBytes: platform.cryptoRandom,
     ipmi15: options.ipmi15 ?? shelf.config.ipmi.ipmi15,
     cipherSuites: options.cipherSuites ?? shelf.config.ipmi.cipherSuites,
     insecureCipher0: options.insecureCipher0 ?? false,
@@ -198,40 +186,6 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
       if (closed) return;
       closed = true;
       for (const off of offs) off();
-    },
-  };
-}
-
-/**
- * createShelfIpmi + a UDP adapter bound to `host:port` (default the shelf config's ipmi.bind and
- * ipmi.port; port 0 = any free port, reported in `address`).
- * @throws Error when the address cannot be bound (in use, permission), and what createShelfIpmi throws
- */
-export async function startShelfIpmi(
-  shelf: Shelf,
-  users: UserStore,
-  platform: Platform,
-  options: ShelfIpmiOptions & { host?: string; port?: number } = {},
-): Promise<RunningShelfIpmi> {
-  const ipmi = createShelfIpmi(shelf, users, platform, options);
-  const adapter = new UdpIpmiAdapter(ipmi.server, { host: options.host ?? shelf.config.ipmi.bind, port: options.port ?? shelf.config.ipmi.port, clock: platform.clock, log: platform.log });
-  let address: BoundAddress;
-  try {
-    address = await adapter.start();
-  } catch (e) {
-    ipmi.close();
-    throw e;
-  }
-  let stopped = false;
-  return {
-    ipmi,
-    adapter,
-    address,
-    stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      ipmi.close();
-      await adapter.stop();
     },
   };
 }
