@@ -21,6 +21,7 @@
  *                    fullnat  default via the router (replies go to the board's local address)
  *              and an HTTP/1.1 server on each port its services use.
  */
+import { addressText } from '../../board/packet/flow-tuple.ts';
 import { parseAddress, parsePrefix, type ParsedPrefix } from '../../board/processor/ip-address.ts';
 
 /** A one-line refusal of the lab's input (names the key or the thing). */
@@ -264,6 +265,7 @@ export function planLab(shelf: unknown, prefix: string): LabPlan {
       const ep = endpoint(str(r, 'address', rpath), `${rpath}.address`);
       const rmode = mode(r.forwarding, `${rpath}.forwarding`, fwd);
       const rport = ep.port ?? (typeof r.port === 'number' ? r.port : port);
+      if (!(Number.isInteger(rport) && rport >= 1 && rport <= 65535)) throw new LabPlanError(`${rpath}: real server ${rname} needs a port 1..65535 (ADDRESS:PORT, or the service's port), got ${rport}`);
       if (rmode === 'dr' && rport !== port) throw new LabPlanError(`${rpath}.address: a dr real server must listen on the VIP's port ${port}, not ${rport}`);
       if (rmode === 'tunnel') throw new LabPlanError(`${rpath}: tunnel forwarding cannot be terminated in this lab (the kernel has no IPIP/GRE devices): use dr, nat or fullnat`);
       const net = backPrefixes.find((p) => inPrefix(p, ep.family, ep.bytes));
@@ -323,7 +325,7 @@ export function planLab(shelf: unknown, prefix: string): LabPlan {
 }
 
 function addrText(p: ParsedPrefix): string {
-  return addrOf(p.family, p.bytes);
+  return addressText(p.family, p.bytes);
 }
 
 /** Canonical text of an address (IPv6 fully expanded, so two spellings compare equal). */

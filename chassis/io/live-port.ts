@@ -17,6 +17,7 @@
  * flushed when a batch callback returns), when the buffer fills, or at the end of the current
  * microtask queue for sends made outside a receive batch (timers, probes).
  */
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -42,6 +43,9 @@ export interface LivePortOptions {
   maxFrame?: number;
   /** Frames per receive batch and per transmit buffer (default 64). */
   batch?: number;
+  /** Refuse to open an interface that does not exist yet (default true): opening a TAP by a name
+   * nobody made would silently create a new, uncabled one. */
+  mustExist?: boolean;
 }
 
 /** Counters of a port (frames and bytes as the kernel saw them). */
@@ -226,7 +230,8 @@ class PortImpl implements LivePort {
 /**
  * Opens a live port.
  * @throws LivePortError naming the interface: a bad name (EINVAL), no addon (ENOADDON), not
- *   root (EPERM), no such namespace (ENOENT) or interface (ENODEV, packet kind), busy (EBUSY)
+ *   root (EPERM), no such namespace (ENOENT) or interface (ENODEV), busy (EBUSY: another
+ *   process holds the TAP)
  */
 export function openLivePort(opts: LivePortOptions): LivePort {
   if (!validIfname(opts.ifname)) throw new LivePortError('EINVAL', `bad interface name '${opts.ifname}' (1–15 letters, digits, '-', '_', '.', '@')`);
@@ -236,5 +241,14 @@ export function openLivePort(opts: LivePortOptions): LivePort {
   const batch = opts.batch ?? 64;
   if (!(Number.isInteger(maxFrame) && maxFrame >= 64 && maxFrame <= 65535 + 18)) throw new LivePortError('EINVAL', `maxFrame must be 64..65553 bytes, got ${maxFrame}`);
   if (!(Number.isInteger(batch) && batch >= 1 && batch <= 1024)) throw new LivePortError('EINVAL', `batch must be 1..1024, got ${batch}`);
-  return new PortImpl(loadNative(), opts.ifname, netns, opts.kind ?? 'tap', maxFrame, batch);
+  const lp = loadNative();
+  if (opts.mustExist !== false) {
+    const r = spawnSync('ip', [...(netns === '' ? [] : ['-n', netns]), 'link', 'show', 'dev', opts.ifname], { encoding: 'utf8' });
+    if (r.status !== 0) {
+      const where = netns === '' ? opts.ifname : `${opts.ifname} in network namespace ${netns}`;
+      const why = /netns|namespace/i.test(r.stderr ?? '') ? `no network namespace ${netns}` : 'no such interface';
+      throw new LivePortError('ENODEV', `cannot open ${opts.kind ?? 'tap'} port ${where}: ${why} (is the lab up? atcasim net up)`);
+    }
+  }
+  return new PortImpl(lp, opts.ifname, netns, opts.kind ?? 'tap', maxFrame, batch);
 }

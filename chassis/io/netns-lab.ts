@@ -187,6 +187,23 @@ function startServers(p: LabPlan, dir: string, timeoutMs: number): Record<string
 }
 
 /**
+ * Waits until the back-side bridge has carrier (its ports reach the forwarding state a moment
+ * after they are added) and so the kernel has installed its IPv6 prefix route; before that the
+ * router cannot reach the real servers over IPv6.
+ */
+function waitForBridge(p: LabPlan, timeoutMs: number): void {
+  const until = Date.now() + timeoutMs;
+  const prefix6 = p.routerBack.address6;
+  for (;;) {
+    const link = ip(['-n', p.namespaces.router, 'link', 'show', 'dev', p.bridge.ifname]);
+    const routes = ip(['-n', p.namespaces.router, '-6', 'route', 'show', 'dev', p.bridge.ifname]);
+    if (link.includes('LOWER_UP') && routes.split('\n').some((l) => l !== '' && !l.startsWith('fe80'))) return;
+    if (Date.now() > until) throw new LabError(`bridge ${p.bridge.ifname}: no carrier and no IPv6 route for ${prefix6} within ${timeoutMs} ms`);
+    spawnSync('sleep', ['0.05']);
+  }
+}
+
+/**
  * Makes lab `p`.
  * @throws LabError (one line) when a namespace of the lab exists already or a command fails —
  *   after removing whatever was made
@@ -203,6 +220,7 @@ export function labUp(p: LabPlan, serverTimeoutMs = 15_000): LabUpResult {
     ip(['-n', p.namespaces.router, '-batch', '-'], routerBatch(p));
     ip(['-n', p.namespaces.client, '-batch', '-'], clientBatch(p));
     for (const rs of p.realServers) ip(['-n', rs.netns, '-batch', '-'], rsBatch(p, rs));
+    waitForBridge(p, 5000);
     return { logs: startServers(p, dir, serverTimeoutMs) };
   } catch (err) {
     try {

@@ -14,7 +14,7 @@ import { buildFragNeeded, buildPacketTooBig, exceedsMtu, mayReportError } from '
 import { IpLayout, locateIp } from '../../../board/packet/ip-layout.ts';
 import { SeededRandom } from '../../../board/common/random.ts';
 import { hex } from './builders.ts';
-import { addr, checksumProblems, frame, MAC_A, MAC_B, naiveChecksum, toHex } from '../../support/frames.ts';
+import { addr, checksumProblems, frame, MAC_A, naiveChecksum, toHex } from '../../support/frames.ts';
 
 const MY_MAC = Uint8Array.from([0x02, 0xa7, 0xca, 0, 0, 1]);
 
