@@ -38,7 +38,7 @@ function load(): string {
   return `load average ${a!.toFixed(2)}, ${b!.toFixed(2)}, ${c!.toFixed(2)} on ${cpus().length} CPUs`;
 }
 
-const only = new Set((arg('only') ?? 'packet,replay,processor,switch,ha').split(','));
+const only = new Set((arg('only') ?? 'packet,replay,processor,switch,ha,live').split(','));
 const loops = Number(arg('loops') ?? DEFAULT_LOOPS);
 const repeats = Number(arg('repeats') ?? DEFAULT_REPEATS);
 const version = JSON.parse(readFileSync(join(here, '..', 'package.json'), 'utf8')).version as string;
@@ -68,6 +68,8 @@ if (only.has('switch')) {
   put('switch', await benchSwitch());
   process.stdout.write(`(${load()})\n\n`);
 }
+
+if (only.has('live')) put('live', await (await import('./live.ts')).benchLive());
 
 // ------------------------------------------------------------------ HA HOOK
 // The HA figures (issue 6 "What it must show" 3 and 5: detection time in heartbeat intervals for

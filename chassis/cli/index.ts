@@ -21,6 +21,7 @@ export async function registerAll(program: Command, ctx: CliContext): Promise<vo
     import('./chaos.ts'),
     import('./shelf.ts'),
     import('./shmc.ts'),
+    import('./net.ts'),
   ];
   for (const m of await Promise.all(modules)) m.register(program, ctx);
 }
