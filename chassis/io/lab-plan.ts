@@ -178,17 +178,8 @@ function mtu(v: unknown, path: string): number {
   return v as number;
 }
 
-/**
- * The lab for `shelf` (the parsed YAML of a live shelf) under `prefix`.
- * @throws LabPlanError (one line, naming the key or the thing) on a bad prefix, a hub or board
- *   without its port, an RS outside every back-side subnet, a local address that is a VIP, an RS
- *   whose services need different default routes, a name that does not fit
- */
-export function planLab(shelf: unknown, prefix: string): LabPlan {
-  checkPrefix(prefix);
-  const root = obj(shelf, '(document)');
-  const boards = obj(root.boards, 'boards');
-  const dp = obj(root.dataplane, 'dataplane');
+/** The hubs' front ports and the processor boards' back ports of `boards` (the YAML's `boards` map). */
+function planPorts(boards: Record<string, unknown>, prefix: string) {
   const ports: LabPort[] = [];
   const hubs: Array<{ slot: number; ifname: string; gw: string; gw6: string; addr: string; addr6: string; cidr: string; cidr6: string }> = [];
   const backPrefixes: ParsedPrefix[] = [];
@@ -234,11 +225,11 @@ export function planLab(shelf: unknown, prefix: string): LabPlan {
       }
     }
   }
-  if (hubs.length === 0) throw new LabPlanError('boards: no hub with a front_port (the client reaches the shelf through the hubs)');
-  if (routerBack === null) throw new LabPlanError('boards: no processor board with a back_port (the real servers sit behind them)');
-  const bg = obj(dp.back_gateway, 'dataplane.back_gateway');
-  const backGateway = { address: str(bg, 'address', 'dataplane.back_gateway'), address6: str(bg, 'address6', 'dataplane.back_gateway') };
+  return { ports, hubs, backPrefixes, locals, routerBack: routerBack as { address: string; address6: string } | null, backMtu };
+}
 
+/** The services of `dp` (the YAML's `dataplane`) and the real servers they name, checked against the back-side subnets. */
+function planServices(dp: Record<string, unknown>, prefix: string, backPrefixes: readonly ParsedPrefix[]) {
   const services: LabService[] = [];
   const rsByName = new Map<string, LabRealServer & { modes: Set<LabMode> }>();
   const vipSet = new Map<string, { family: 4 | 6; service: string; host: string }>();
@@ -290,6 +281,27 @@ export function planLab(shelf: unknown, prefix: string): LabPlan {
     });
     services.push(svc);
   });
+  return { services, rsByName, vipSet };
+}
+
+/**
+ * The lab for `shelf` (the parsed YAML of a live shelf) under `prefix`.
+ * @throws LabPlanError (one line, naming the key or the thing) on a bad prefix, a hub or board
+ *   without its port, an RS outside every back-side subnet, a local address that is a VIP, an RS
+ *   whose services need different default routes, a name that does not fit
+ */
+export function planLab(shelf: unknown, prefix: string): LabPlan {
+  checkPrefix(prefix);
+  const root = obj(shelf, '(document)');
+  const boards = obj(root.boards, 'boards');
+  const dp = obj(root.dataplane, 'dataplane');
+  const { ports, hubs, backPrefixes, locals, routerBack, backMtu } = planPorts(boards, prefix);
+  if (hubs.length === 0) throw new LabPlanError('boards: no hub with a front_port (the client reaches the shelf through the hubs)');
+  if (routerBack === null) throw new LabPlanError('boards: no processor board with a back_port (the real servers sit behind them)');
+  const bg = obj(dp.back_gateway, 'dataplane.back_gateway');
+  const backGateway = { address: str(bg, 'address', 'dataplane.back_gateway'), address6: str(bg, 'address6', 'dataplane.back_gateway') };
+
+  const { services, rsByName, vipSet } = planServices(dp, prefix, backPrefixes);
   for (const rs of rsByName.values()) {
     if (rs.modes.has('nat') && rs.modes.has('dr')) throw new LabPlanError(`real server ${rs.name}: nat needs its default route via the shelf, dr via the router; give it one of the two`);
     if (rs.link.length > 15) throw new LabPlanError(`real server ${rs.name}: too many real servers for prefix ${prefix} (interface ${rs.link} is longer than 15 characters)`);

@@ -27,12 +27,6 @@ const KNOWN_OFFENDERS: Record<string, 'A' | 'B' | 'C'> = {
   'chassis/ha/session-sync.ts': 'A',
   // part A: the split ShMC process gets the heartbeat/sync I/O adapter (its own socket today)
   'chassis/cli/shmc.ts#runShmc': 'A',
-  // part B: the Shelf aggregate, the shelf YAML by section, the split shelf
-  'chassis/model/shelf.ts': 'B',
-  'chassis/config/shelf-config.ts': 'B',
-  'chassis/config/shelf-config.ts#parseShelfConfig': 'B',
-  'chassis/config/shelf-config.ts#readSensors': 'B',
-  'chassis/split/split-shelf.ts': 'B',
   // part C: the TCAM session table
   'board/processor/tcam/session-table.ts': 'C',
 };
