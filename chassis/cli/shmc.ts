@@ -21,9 +21,9 @@
 import type { Command } from 'commander';
 import { createSocket, type Socket } from 'node:dgram';
 import { SeededRandom } from '../../board/common/random.ts';
-import { resolveHaConfig } from '../ha/ha-config.ts';
-import type { HaConfig } from '../ha/ha-config.ts';
-import { StallCompensatedClock } from '../ha/stall-clock.ts';
+import { resolveHaConfig } from '../config/ha.ts';
+import type { HaConfig } from '../config/ha.ts';
+import { StallCompensatedClock } from '../../board/common/stall-clock.ts';
 import { createLoggers, isLogLevel } from '../io/logger.ts';
 import { onShutdownSignals } from '../io/signals.ts';
 import { connectBus, type BusClient } from '../io/split-bus.ts';

@@ -20,7 +20,7 @@ import {
   type VirtualServiceConfig,
 } from '../../board/processor/processor-config.ts';
 import { cipherSuiteIdProblem } from '../ipmi/cipher-suites.ts';
-import { DEFAULT_HA, type HaConfig, type PairConfig } from '../ha/ha-config.ts';
+import { DEFAULT_HA, type HaConfig, type PairConfig } from './ha.ts';
 import { encodeField, fruMinutesFromIso, type FruInventory } from '../sensors/fru.ts';
 import { representable, type Linearization, type ThresholdName, type ThresholdValues } from '../sensors/sensor.ts';
 import { ENTITY_ID, ENTITY_INSTANCE_DEVICE_RELATIVE, SENSOR_KINDS, UNIT_CODES, isSensorKind, isUnitName } from '../sensors/sensor-types.ts';

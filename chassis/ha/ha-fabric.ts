@@ -25,8 +25,8 @@ import type { Clock } from '../../board/common/clock.ts';
 import { CommandError } from '../../board/common/errors.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import { SeededRandom } from '../../board/common/random.ts';
-import { Backplane } from './backplane.ts';
-import type { PairConfig, ResolvedHaConfig } from './ha-config.ts';
+import { Backplane } from '../model/backplane.ts';
+import type { PairConfig, ResolvedHaConfig } from '../config/ha.ts';
 import type { CompatVersion, Heartbeat, WireRole } from './heartbeat.ts';
 import { heartbeatCodec, parseVersion } from './heartbeat.ts';
 import { FaultyLink } from './links.ts';
@@ -40,7 +40,7 @@ import { syncCodec } from './session-sync.ts';
 import type { SyncDatagram, SyncSenderStats } from './session-sync.ts';
 import { formatAction, parseAction } from './sim-actions.ts';
 import type { LinkName, SimAction } from './sim-actions.ts';
-import { IpmiWatchdog } from './watchdog.ts';
+import { IpmiWatchdog } from '../model/ipmi-watchdog.ts';
 
 /** One entry of the timeline (times in base-clock ms). */
 export type TimelineEntry =

@@ -29,16 +29,16 @@ import { CommandError } from '../../board/common/errors.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import { nullLogger } from '../../board/common/logger.ts';
 import type { Random } from '../../board/common/random.ts';
-import type { BackplanePort, LineChange } from './backplane.ts';
-import type { ResolvedHaConfig } from './ha-config.ts';
+import type { BackplanePort, LineChange } from '../model/backplane.ts';
+import type { ResolvedHaConfig } from '../config/ha.ts';
 import type { CompatVersion, Heartbeat, WireRole } from './heartbeat.ts';
 import { HeartbeatMonitor } from './heartbeat.ts';
 import { alarmsOf, pairMemberMachine, roleOf } from './pair-machine.ts';
 import type { ActivationKind, PairAlarm, PairMemberEvent, PairMemberSnapshot } from './pair-machine.ts';
 import { SyncReceiver, SyncSender } from './session-sync.ts';
 import type { SessionSink, SessionSource, SyncDatagram, SyncSenderStats, SyncTiming } from './session-sync.ts';
-import type { IpmiWatchdog, WatchdogEvent } from './watchdog.ts';
-import { firmwareWatchdogSettings, TimeoutAction } from './watchdog.ts';
+import type { IpmiWatchdog, WatchdogEvent } from '../model/ipmi-watchdog.ts';
+import { firmwareWatchdogSettings, TimeoutAction } from '../model/ipmi-watchdog.ts';
 
 /** The board's data plane for one share, as the HA layer drives it. */
 export interface ShareDataPlane {

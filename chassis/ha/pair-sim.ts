@@ -17,9 +17,9 @@
 import { SeededRandom } from '../../board/common/random.ts';
 import type { Random } from '../../board/common/random.ts';
 import { SimClock } from '../../board/common/sim-clock.ts';
-import type { Backplane } from './backplane.ts';
-import type { HaConfig, PairConfig, ResolvedHaConfig } from './ha-config.ts';
-import { resolveHaConfig } from './ha-config.ts';
+import type { Backplane } from '../model/backplane.ts';
+import type { HaConfig, PairConfig, ResolvedHaConfig } from '../config/ha.ts';
+import { resolveHaConfig } from '../config/ha.ts';
 import { HaFabric, seedHash } from './ha-fabric.ts';
 import type { HaDataModel, MoveFacts, NodeDataEvent, ShareSummary, TakeoverReport, TimelineEntry } from './ha-fabric.ts';
 import type { WireRole } from './heartbeat.ts';
@@ -28,7 +28,7 @@ import type { NodeController, ShareDataPlane } from './pair-controller.ts';
 import { recordWireBytes, IP_UDP_OVERHEAD, SYNC_HEADER_BYTES } from './session-sync.ts';
 import type { SessionSink, SessionSource, SyncRecord } from './session-sync.ts';
 import type { SimAction } from './sim-actions.ts';
-import type { IpmiWatchdog } from './watchdog.ts';
+import type { IpmiWatchdog } from '../model/ipmi-watchdog.ts';
 
 export type { TakeoverReport, TimelineEntry } from './ha-fabric.ts';
 

@@ -28,14 +28,14 @@
 import type { Clock } from '../../board/common/clock.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import type { Random } from '../../board/common/random.ts';
-import type { BackplanePort, LineChange, LineState, NodeLines, NodePower } from '../ha/backplane.ts';
-import type { ResolvedHaConfig } from '../ha/ha-config.ts';
+import type { BackplanePort, LineChange, LineState, NodeLines, NodePower } from '../model/backplane.ts';
+import type { ResolvedHaConfig } from '../config/ha.ts';
 import { heartbeatCodec } from '../ha/heartbeat.ts';
 import type { WireRole } from '../ha/heartbeat.ts';
 import { emptyShareDataPlane, NodeController } from '../ha/pair-controller.ts';
 import { syncCodec } from '../ha/session-sync.ts';
-import { IpmiWatchdog } from '../ha/watchdog.ts';
-import type { WatchdogSettings, WatchdogStatus } from '../ha/watchdog.ts';
+import { IpmiWatchdog } from '../model/ipmi-watchdog.ts';
+import type { WatchdogSettings, WatchdogStatus } from '../model/ipmi-watchdog.ts';
 import { stateloadMessages } from './bus-codec.ts';
 import type { BusLines, ShmcNode, ToShelf, ToShmc } from './bus-codec.ts';
 import { classifyPairDatagram, MirrorReceiver, MirrorSender, mirrorCodec } from './mirror.ts';

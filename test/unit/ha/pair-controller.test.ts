@@ -8,12 +8,12 @@ import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../board/common/clock.ts';
 import { CommandError } from '../../../board/common/errors.ts';
 import { SeededRandom } from '../../../board/common/random.ts';
-import { Backplane } from '../../../chassis/ha/backplane.ts';
-import { resolveHaConfig } from '../../../chassis/ha/ha-config.ts';
+import { Backplane } from '../../../chassis/model/backplane.ts';
+import { resolveHaConfig } from '../../../chassis/config/ha.ts';
 import { NodeController } from '../../../chassis/ha/pair-controller.ts';
 import type { RoleChange, ShareRouter } from '../../../chassis/ha/pair-controller.ts';
-import { StallCompensatedClock } from '../../../chassis/ha/stall-clock.ts';
-import { IpmiWatchdog } from '../../../chassis/ha/watchdog.ts';
+import { StallCompensatedClock } from '../../../board/common/stall-clock.ts';
+import { IpmiWatchdog } from '../../../chassis/model/ipmi-watchdog.ts';
 import { LoopClock, MemoryTable } from '../../support/ha-fakes.ts';
 
 function shmcPair(clock: Clock) {

@@ -10,13 +10,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../board/common/clock.ts';
 import { SeededRandom } from '../../../board/common/random.ts';
-import { Backplane } from '../../../chassis/ha/backplane.ts';
-import { resolveHaConfig } from '../../../chassis/ha/ha-config.ts';
+import { Backplane } from '../../../chassis/model/backplane.ts';
+import { resolveHaConfig } from '../../../chassis/config/ha.ts';
 import { NodeClock } from '../../../chassis/ha/node-clock.ts';
 import { NodeController } from '../../../chassis/ha/pair-controller.ts';
 import type { RoleChange, ShareRouter } from '../../../chassis/ha/pair-controller.ts';
-import { StallCompensatedClock } from '../../../chassis/ha/stall-clock.ts';
-import { IpmiWatchdog, firmwareWatchdogSettings } from '../../../chassis/ha/watchdog.ts';
+import { StallCompensatedClock } from '../../../board/common/stall-clock.ts';
+import { IpmiWatchdog, firmwareWatchdogSettings } from '../../../chassis/model/ipmi-watchdog.ts';
 import { LoopClock, MemoryTable } from '../../support/ha-fakes.ts';
 
 describe('StallCompensatedClock: long blocks that read the clock are still stalls', () => {
