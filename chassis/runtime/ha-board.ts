@@ -42,13 +42,12 @@ import type { SessionRecord } from '../../board/processor/session-record.ts';
 import { SessionState } from '../../board/processor/tcp-state.ts';
 import type { DataPlane } from '../dataplane/data-plane.ts';
 import { shareRouter } from './share-router.ts';
-import type { HaFabric, HaDataModel, MoveFacts, NodeDataEvent } from '../ha/ha-fabric.ts';
+import type { HaFabric, HaDataModel, LostItem, MoveFacts, NodeDataEvent } from '../ha/ha-fabric.ts';
 import { sharesOfPair } from '../ha/ha-fabric.ts';
 import type { PairConfig } from '../config/ha.ts';
-import type { LostItem } from '../ha/oracle.ts';
-import { emptyShareDataPlane } from '../ha/pair-controller.ts';
-import type { ShareDataPlane, ShareRouter } from '../ha/pair-controller.ts';
-import type { SessionSink, SessionSource, SyncRecord } from '../ha/session-sync.ts';
+import { emptyShareDataPlane } from '../ha/node-ports.ts';
+import type { ShareDataPlane, ShareRouter } from '../ha/node-ports.ts';
+import type { SessionSink, SessionSource, SyncRecord } from '../ha/sync-types.ts';
 
 /** What the model asks of the emulator's HA part. */
 export interface BoardModelHooks {

@@ -14,7 +14,7 @@
  * the group's own CommandErrors (e.g. 'not_resilient' on a modulo shelf).
  */
 import { CommandError } from '../../board/common/errors.ts';
-import type { ShareRouter } from '../ha/pair-controller.ts';
+import type { ShareRouter } from '../ha/node-ports.ts';
 import type { PairConfig } from '../config/ha.ts';
 import type { EcmpGroup } from '../../board/switch/ecmp-group.ts';
 

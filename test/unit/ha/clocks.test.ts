@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SimClock } from '../../../board/common/sim-clock.ts';
-import { NodeClock } from '../../../chassis/ha/node-clock.ts';
+import { NodeClock } from '../../../chassis/sim/node-clock.ts';
 import { StallCompensatedClock } from '../../../board/common/stall-clock.ts';
 import { IpmiWatchdog, firmwareWatchdogSettings } from '../../../chassis/model/ipmi-watchdog.ts';
 import { LoopClock as StallingClock } from '../../support/ha-fakes.ts';
