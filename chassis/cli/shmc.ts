@@ -11,7 +11,8 @@
  * a watchdog reset passes it to the new process through its environment, never on its command line.
  *
  * The wall-clock edge of chassis/split/shmc-node.ts: it opens its own SQLite database, the UDP
- * socket to the peer (heartbeats, session sync, management-state mirror), the maintenance port,
+ * flow to the peer (chassis/io/udp-pair-link.ts: heartbeats, session sync, management-state
+ * mirror; the same adapter the single-process shelf's pairs run on), the maintenance port,
  * and the bus connection to the shelf (registration with its flags, lines, watchdog, relayed IPMI);
  * it binds the shelf address (`--ipmi-port`, UDP) only while it is the active ShMC. JSON log lines
  * go to stdout (or --log-file). Losing the bus is losing power: the process exits (status 3).
@@ -20,17 +21,19 @@
  */
 import type { Command } from 'commander';
 import { createSocket, type Socket } from 'node:dgram';
+import type { Logger } from '../../board/common/logger.ts';
 import { SeededRandom } from '../../board/common/random.ts';
-import { resolveHaConfig } from '../ha/ha-config.ts';
-import type { HaConfig } from '../ha/ha-config.ts';
-import { StallCompensatedClock } from '../ha/stall-clock.ts';
+import { resolveHaConfig } from '../config/ha.ts';
+import type { HaConfig } from '../config/ha.ts';
+import { StallCompensatedClock } from '../../board/common/stall-clock.ts';
 import { createLoggers, isLogLevel } from '../io/logger.ts';
 import { onShutdownSignals } from '../io/signals.ts';
 import { connectBus, type BusClient } from '../io/split-bus.ts';
 import { listenMaint } from '../io/shmc-maint.ts';
 import { ShmcStore } from '../io/shmc-store.ts';
 import { SystemClock } from '../io/system-clock.ts';
-import type { ToShmc } from '../split/bus-codec.ts';
+import { UdpFlow } from '../io/udp-pair-link.ts';
+import type { ShmcNode, ToShmc } from '../split/bus-codec.ts';
 import { parseShmcArgv, shmcArgv, type ShmcFlags } from '../split/shmc-flags.ts';
 import { ShmcRuntime } from '../split/shmc-node.ts';
 import type { CliContext } from './context.ts';
@@ -129,16 +132,15 @@ export async function runShmc(f: ShmcFlags, ctx: CliContext): Promise<number> {
     }
   };
 
-  let peerSock: Socket;
+  let peer: UdpFlow;
   try {
-    peerSock = await retryInUse(() => bindUdp(f.peerListen.host, f.peerListen.port));
+    peer = await retryInUse(() => UdpFlow.open(f.peerListen, { log }));
   } catch (e) {
     await cleanup();
     return fail(`--peer-listen ${f.peerListen.host}:${f.peerListen.port}: ${(e as Error).message}`);
   }
-  closers.push(() => {
-    peerSock.close();
-  });
+  peer.connect(f.peer);
+  closers.push(() => peer.close());
 
   let runtime: ShmcRuntime | undefined;
   let maint: { port: number; close(): Promise<void> };
@@ -157,35 +159,13 @@ export async function runShmc(f: ShmcFlags, ctx: CliContext): Promise<number> {
   closers.push(() => maint.close());
 
   // Bus: register, wait for the welcome.
-  let welcome: (m: ToShmc) => void = () => {};
-  const welcomed = new Promise<ToShmc>((r) => (welcome = r));
-  let busLost: () => void = () => {};
-  const lost = new Promise<void>((r) => (busLost = r));
-  let bus: BusClient;
-  try {
-    bus = await connectBus(f.shelf.host, f.shelf.port, {
-      message: (m) => {
-        if (m.t === 'welcome' || m.t === 'refused') welcome(m);
-        else runtime?.onBus(m);
-      },
-      close: () => busLost(),
-      garbage: (err) => log.warn({ category: 'bus-garbage', err }, 'bus line refused'),
-    });
-  } catch (e) {
+  const reg = await registerOnBus(f, node, log, (m) => runtime?.onBus(m));
+  if (typeof reg === 'string') {
     await cleanup();
-    return fail(`cannot reach the shelf at ${f.shelf.host}:${f.shelf.port}: ${(e as Error).message}`);
+    return fail(reg);
   }
+  const { bus, first, lost } = reg;
   closers.push(() => bus.close());
-  bus.send({ t: 'hello', node, pid: process.pid, argv: shmcArgv(f), ...(f.adminPassword !== undefined ? { adminPassword: f.adminPassword } : {}) });
-  // (a timer left pending would keep the process alive for its 10 s after the bus is lost)
-  let welcomeTimer: ReturnType<typeof setTimeout> | undefined;
-  const noWelcome = new Promise<null>((r) => (welcomeTimer = setTimeout(() => r(null), 10_000)));
-  const first = await Promise.race([welcomed, lost.then(() => undefined), noWelcome]);
-  clearTimeout(welcomeTimer);
-  if (!first || first.t !== 'welcome') {
-    await cleanup();
-    return fail(first === undefined ? 'the shelf closed the bus' : first === null ? 'no welcome from the shelf within 10 s' : `the shelf refused the registration: ${(first as { reason: string }).reason}`);
-  }
 
   let cfg;
   try {
@@ -199,31 +179,8 @@ export async function runShmc(f: ShmcFlags, ctx: CliContext): Promise<number> {
   closers.push(() => clock.dispose());
 
   // The shelf address, bound while active.
-  let ipmiSock: Socket | undefined;
-  let wantBound = false;
-  const bindShelfAddress = async () => {
-    while (wantBound && !ipmiSock) {
-      try {
-        const s = await bindUdp(f.shelf.host, f.ipmiPort);
-        if (!wantBound) {
-          s.close();
-          return;
-        }
-        ipmiSock = s;
-        s.on('message', (msg, rinfo) => runtime?.onIpmiDatagram(msg, rinfo.address, rinfo.port));
-        s.on('error', (e) => log.warn({ category: 'socket-error', err: e.message }, 'shelf address socket error'));
-        log.info({ category: 'listening', port: f.ipmiPort }, `shelf address ${f.shelf.host}:${f.ipmiPort} bound`);
-      } catch (e) {
-        // The previous active (stopped, being reset) may still hold it: try again shortly.
-        log.debug({ category: 'listening', err: (e as Error).message }, 'shelf address not free yet');
-        await sleep(25);
-      }
-    }
-  };
-  closers.push(() => {
-    wantBound = false;
-    ipmiSock?.close();
-  });
+  const shelfAddress = new ShelfAddress(f.shelf.host, f.ipmiPort, log, (msg, address, port) => runtime?.onIpmiDatagram(msg, address, port));
+  closers.push(() => shelfAddress.close());
 
   runtime = new ShmcRuntime({
     node,
@@ -233,25 +190,14 @@ export async function runShmc(f: ShmcFlags, ctx: CliContext): Promise<number> {
     log,
     wallNow: () => Date.now(),
     bus: (m) => bus.send(m),
-    sendPeer: (bytes) => peerSock.send(bytes, f.peer.port, f.peer.host),
-    shelfAddress: (b) => {
-      wantBound = b;
-      if (b) void bindShelfAddress();
-      else if (ipmiSock) {
-        ipmiSock.close();
-        ipmiSock = undefined;
-        log.info({ category: 'listening', port: f.ipmiPort }, 'shelf address released');
-      }
-    },
-    sendIpmi: (address, port, datagrams) => {
-      for (const d of datagrams) ipmiSock?.send(d, port, address);
-    },
+    sendPeer: (bytes) => peer.send(bytes),
+    shelfAddress: (b) => shelfAddress.want(b),
+    sendIpmi: (address, port, datagrams) => shelfAddress.send(address, port, datagrams),
     state: store,
   });
   const rt = runtime;
   closers.push(() => rt.stop());
-  peerSock.on('message', (msg) => rt.onPeerDatagram(msg));
-  peerSock.on('error', (e) => log.warn({ category: 'socket-error', err: e.message }, 'peer socket error'));
+  peer.onDatagram((msg) => rt.onPeerDatagram(msg));
   clock.onStall((s) => {
     log.warn({ category: 'global-stall', gap_ms: Math.round(s.gapMs) }, 'process stalled: HA timers compensated');
     rt.rebase();
@@ -259,7 +205,50 @@ export async function runShmc(f: ShmcFlags, ctx: CliContext): Promise<number> {
   rt.start();
   loggers.events.info({ event: 'ready', node, pid: process.pid, maint: maint.port, peer_listen: `${f.peerListen.host}:${f.peerListen.port}`, ipmi_port: f.ipmiPort }, 'ready');
 
-  const code = await new Promise<number>((resolve) => {
+  const code = await untilStopped(lost, log);
+  await cleanup();
+  loggers.flush();
+  return code;
+}
+
+/**
+ * Registers on the shelf bus (`hello` with the flags) and waits up to 10 s for the welcome.
+ * @returns the bus, the welcome and a promise of the bus's loss; or the failure message
+ */
+async function registerOnBus(f: ShmcFlags, node: ShmcNode, log: Logger, onBus: (m: ToShmc) => void): Promise<{ bus: BusClient; first: Extract<ToShmc, { t: 'welcome' }>; lost: Promise<void> } | string> {
+  let welcome: (m: ToShmc) => void = () => {};
+  const welcomed = new Promise<ToShmc>((r) => (welcome = r));
+  let busLost: () => void = () => {};
+  const lost = new Promise<void>((r) => (busLost = r));
+  let bus: BusClient;
+  try {
+    bus = await connectBus(f.shelf.host, f.shelf.port, {
+      message: (m) => {
+        if (m.t === 'welcome' || m.t === 'refused') welcome(m);
+        else onBus(m);
+      },
+      close: () => busLost(),
+      garbage: (err) => log.warn({ category: 'bus-garbage', err }, 'bus line refused'),
+    });
+  } catch (e) {
+    return `cannot reach the shelf at ${f.shelf.host}:${f.shelf.port}: ${(e as Error).message}`;
+  }
+  bus.send({ t: 'hello', node, pid: process.pid, argv: shmcArgv(f), ...(f.adminPassword !== undefined ? { adminPassword: f.adminPassword } : {}) });
+  // (a timer left pending would keep the process alive for its 10 s after the bus is lost)
+  let welcomeTimer: ReturnType<typeof setTimeout> | undefined;
+  const noWelcome = new Promise<null>((r) => (welcomeTimer = setTimeout(() => r(null), 10_000)));
+  const first = await Promise.race([welcomed, lost.then(() => undefined), noWelcome]);
+  clearTimeout(welcomeTimer);
+  if (!first || first.t !== 'welcome') {
+    bus.close();
+    return first === undefined ? 'the shelf closed the bus' : first === null ? 'no welcome from the shelf within 10 s' : `the shelf refused the registration: ${(first as { reason: string }).reason}`;
+  }
+  return { bus, first, lost };
+}
+
+/** Resolves with the exit status: 0 on SIGTERM / SIGINT, 3 when the bus (the power) is lost. */
+function untilStopped(lost: Promise<void>, log: Logger): Promise<number> {
+  return new Promise<number>((resolve) => {
     const off = onShutdownSignals((sig) => {
       off();
       log.info({ category: 'shutdown', signal: sig }, 'stopping');
@@ -271,7 +260,59 @@ export async function runShmc(f: ShmcFlags, ctx: CliContext): Promise<number> {
       resolve(3);
     });
   });
-  await cleanup();
-  loggers.flush();
-  return code;
+}
+
+/**
+ * The shelf address (UDP `--ipmi-port`), bound while this ShMC is active: `want(true)` binds it,
+ * retrying while the previous active (stopped, being reset) still holds it; `want(false)` releases it.
+ */
+class ShelfAddress {
+  private sock: Socket | undefined;
+  private wanted = false;
+
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+    private readonly log: Logger,
+    private readonly onDatagram: (msg: Uint8Array, address: string, port: number) => void,
+  ) {}
+
+  want(bound: boolean): void {
+    this.wanted = bound;
+    if (bound) void this.bind();
+    else if (this.sock) {
+      this.sock.close();
+      this.sock = undefined;
+      this.log.info({ category: 'listening', port: this.port }, 'shelf address released');
+    }
+  }
+
+  send(address: string, port: number, datagrams: Uint8Array[]): void {
+    for (const d of datagrams) this.sock?.send(d, port, address);
+  }
+
+  close(): void {
+    this.wanted = false;
+    this.sock?.close();
+  }
+
+  private async bind(): Promise<void> {
+    while (this.wanted && !this.sock) {
+      try {
+        const s = await bindUdp(this.host, this.port);
+        if (!this.wanted) {
+          s.close();
+          return;
+        }
+        this.sock = s;
+        s.on('message', (msg, rinfo) => this.onDatagram(msg, rinfo.address, rinfo.port));
+        s.on('error', (e) => this.log.warn({ category: 'socket-error', err: e.message }, 'shelf address socket error'));
+        this.log.info({ category: 'listening', port: this.port }, `shelf address ${this.host}:${this.port} bound`);
+      } catch (e) {
+        // The previous active (stopped, being reset) may still hold it: try again shortly.
+        this.log.debug({ category: 'listening', err: (e as Error).message }, 'shelf address not free yet');
+        await sleep(25);
+      }
+    }
+  }
 }

@@ -40,11 +40,11 @@ import { StoreError } from '../persistence/store.ts';
 import { BUNDLED_CAPTURE_NAME, BUNDLED_CAPTURE_PATH } from '../runtime/assets.ts';
 import { runControlLine } from '../runtime/control.ts';
 import { Emulator, probeInput, type IpmiListen } from '../runtime/emulator.ts';
-import { haFactory } from '../runtime/ha-part.ts';
 import { logEmulatorEvents } from '../runtime/event-log.ts';
 import { statsLine } from '../runtime/stats-line.ts';
 import type { CliContext } from './context.ts';
 import { readConfigText } from './read-file.ts';
+import { liveHaFactory } from './live-ha.ts';
 import { SplitSetup } from './split-setup.ts';
 
 /** Options as commander hands them over. */
@@ -349,8 +349,8 @@ async function startEmulator(
       // serial consoles on socat PTYs, linked at $XDG_RUNTIME_DIR/atcasim/<fru> (else beside the database;
       // in a per-database folder inside it when another running emulator owns those names)
       consoles: { expose: ptyConsoleExpose(consoleLinkDirs(dbPath), log) },
-      // the redundant pairs (issue 6): wall clock, stalls of the whole process compensated
-      ...(o.ha !== false || split ? { ha: split ? split.haFactory(o.ha !== false ? haFactory({ wallClock: true }) : undefined) : haFactory({ wallClock: true }) } : {}),
+      // the redundant pairs (issue 6): wall clock, stalls of the whole process compensated, heartbeats and sync over UDP
+      ...(o.ha !== false || split ? { ha: split ? split.haFactory(o.ha !== false ? liveHaFactory(log) : undefined) : liveHaFactory(log) } : {}),
     });
   } catch (e) {
     // Emulator.start closed the store (ownsStore) and stopped what it had started.

@@ -4,7 +4,7 @@
  *
  * Sources: research/ha.md §5 (roles and timings), IPMI v2.0 §27 (watchdog timeout and pretimeout).
  */
-import { DEFAULT_HA, type HaConfig, type PairConfig } from '../ha/ha-config.ts';
+import { DEFAULT_HA, type HaConfig, type PairConfig } from './ha.ts';
 import type { FruConfig } from './types.ts';
 import type { Value, YamlSource } from './yaml-reader.ts';
 

@@ -10,7 +10,7 @@
  */
 import type { EcmpConfig } from '../../board/switch/switch-config.ts';
 import type { ProcessorConfig } from '../../board/processor/processor-config.ts';
-import type { HaConfig, PairConfig } from '../ha/ha-config.ts';
+import type { HaConfig, PairConfig } from './ha.ts';
 import type { FruInventory } from '../sensors/fru.ts';
 import type { Linearization } from '../sensors/linearization.ts';
 import type { ThresholdValues } from '../sensors/thresholds.ts';

@@ -11,7 +11,7 @@
  * Decisions are eventless (`always`) transitions guarded by the pure predicates of arbitration.ts,
  * re-evaluated after every event: events only record facts in the context (heartbeats, the peer's
  * hardware lines, sync progress, operator requests). Effects are named actions whose defaults do
- * nothing; the controller supplies them with `.provide({ actions })` (pair-controller.ts):
+ * nothing; the controller supplies them with `.provide({ actions })` (node-controller.ts):
  *   assertHealthy, claimActive, releaseActive, startFinalSync, abortHandover, offerHandover,
  *   enterStandby, requestBulk, dropTable, markHot.
  * Delays are named and read from the context's timing (HaConfig): bootDelay, loneSettle (S),

@@ -1,7 +1,7 @@
 /**
  * The emulator's HA data model (chassis/ha/ha-fabric.ts `HaDataModel`) over the real data plane:
  * each processor board's session table (board/processor) is the share tables of its HA members,
- * the hubs' shared resilient bucket table (EcmpGroup through chassis/dataplane/share-router.ts)
+ * the hubs' shared resilient bucket table (EcmpGroup through share-router.ts)
  * is the share router, and the session-record codec (board/processor/session-record.ts) is the
  * payload of every synced record.
  *
@@ -41,14 +41,13 @@ import { decodeSessionRecord, encodeSessionRecord, newSessionRecord, sessionReco
 import type { SessionRecord } from '../../board/processor/session-record.ts';
 import { SessionState } from '../../board/processor/tcp-state.ts';
 import type { DataPlane } from '../dataplane/data-plane.ts';
-import { shareRouter } from '../dataplane/share-router.ts';
-import type { HaFabric, HaDataModel, MoveFacts, NodeDataEvent } from '../ha/ha-fabric.ts';
+import { shareRouter } from './share-router.ts';
+import type { HaFabric, HaDataModel, LostItem, MoveFacts, NodeDataEvent } from '../ha/ha-fabric.ts';
 import { sharesOfPair } from '../ha/ha-fabric.ts';
-import type { PairConfig } from '../ha/ha-config.ts';
-import type { LostItem } from '../ha/oracle.ts';
-import { emptyShareDataPlane } from '../ha/pair-controller.ts';
-import type { ShareDataPlane, ShareRouter } from '../ha/pair-controller.ts';
-import type { SessionSink, SessionSource, SyncRecord } from '../ha/session-sync.ts';
+import type { PairConfig } from '../config/ha.ts';
+import { emptyShareDataPlane } from '../ha/node-ports.ts';
+import type { ShareDataPlane, ShareRouter } from '../ha/node-ports.ts';
+import type { SessionSink, SessionSource, SyncRecord } from '../ha/sync-types.ts';
 
 /** What the model asks of the emulator's HA part. */
 export interface BoardModelHooks {

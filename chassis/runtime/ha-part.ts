@@ -22,23 +22,23 @@
  * - Wall-clock mode (`atcasim start`): the fabric runs on a StallCompensatedClock, so a stall of
  *   the whole process is never a node fault; the controllers are rebased after each stall.
  *
- * Transport-agnostic: heartbeats and sync go over in-process FaultyLinks here; the split processes
- * of issue 7 can put the same controllers on UDP.
+ * Its environment (ha-seam.ts `HaEnvironment`) comes from the composition root: the links between
+ * the members (UDP datagrams on the live shelf, chassis/cli/live-ha.ts; simulated links in
+ * scenarios) and the fault model (the simulator: per-node clocks, hang/heal, and in scenarios the
+ * timeline, ledger and invariants). Scenario actions are run by the scenario engine
+ * (chassis/scenarios/emulator-actions.ts) on the simulator and on the shelf.
  */
 import type { Clock } from '../../board/common/clock.ts';
 import { CommandError } from '../../board/common/errors.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import type { DataPlane } from '../dataplane/data-plane.ts';
 import type { SessionHandover } from '../dataplane/types.ts';
-import type { HaConfig, PairConfig } from '../ha/ha-config.ts';
-import { resolveHaConfig } from '../ha/ha-config.ts';
+import { StallCompensatedClock } from '../../board/common/stall-clock.ts';
+import type { HaConfig, PairConfig } from '../config/ha.ts';
+import { resolveHaConfig } from '../config/ha.ts';
 import { HaFabric } from '../ha/ha-fabric.ts';
-import type { FabricInitial, FabricReport } from '../ha/ha-fabric.ts';
 import type { WireRole } from '../ha/heartbeat.ts';
-import type { HaObserver } from '../ha/pair-controller.ts';
-import type { SimAction } from '../ha/sim-actions.ts';
-import { formatAction } from '../ha/sim-actions.ts';
-import { StallCompensatedClock } from '../ha/stall-clock.ts';
+import type { HaObserver } from '../ha/node-ports.ts';
 import type { ShelfIpmiHaHooks, ShmStatus, SwitchoverReason } from '../ipmi/shelf-manager/index.ts';
 import type { WatchdogPort } from '../ipmi/watchdog-port.ts';
 import type { HaRoleName } from '../model/events.ts';
@@ -47,7 +47,7 @@ import type { Shelf } from '../model/shelf.ts';
 import { eventSensor } from '../sensors/event-sensors.ts';
 import { generatorIdForIpmb } from '../sensors/sel.ts';
 import { BoardDataModel, slotNumber } from './ha-board.ts';
-import type { HaContext, HaFactory, HaMemberView, HaPart } from './ha-seam.ts';
+import type { HaContext, HaEnvironment, HaEnvironmentFactory, HaFactory, HaFaultModel, HaMemberView, HaOperatorAction, HaPart } from './ha-seam.ts';
 
 /** Options of the emulator's HA part. */
 export interface EmulatorHaOptions {
@@ -57,14 +57,17 @@ export interface EmulatorHaOptions {
   wallClock?: boolean;
   /** Software version of every node, default '1.0'. */
   version?: string;
-  /** Starting conditions (scenarios). */
-  initial?: FabricInitial;
-  /** One-way latency of the in-process links, ms (default 0.1). */
-  linkLatencyMs?: number;
   /** TEST-ONLY planted bug (issue 6 chaos test): the firmware ignores the interlock. */
   unsafeNoInterlockGuard?: boolean;
   /** Timing overrides over the shelf YAML's `ha` section (scenarios). */
   timing?: Partial<HaConfig>;
+  /** The links and the fault model (see ha-seam.ts). */
+  env: HaEnvironment;
+}
+
+/** Options of `haFactory`: the environment is built for the shelf's pairs when the factory runs. */
+export interface HaFactoryOptions extends Omit<EmulatorHaOptions, 'env'> {
+  env: HaEnvironmentFactory;
 }
 
 /** Preferred sensor number of the HA watchdog's SEL records: each node's Watchdog 2 event-only
@@ -76,8 +79,11 @@ const WATCHDOG2 = 0x23;
 const PLANNED_LEAVE: ReadonlySet<HotSwapCause> = new Set<HotSwapCause>(['handle', 'shelfManager', 'programmatic']);
 
 /** Builds the HA factory the emulator calls once the shelf and data plane exist. */
-export function haFactory(options: EmulatorHaOptions = {}): HaFactory {
-  return (ctx) => new EmulatorHa(ctx, options);
+export function haFactory(options: HaFactoryOptions): HaFactory {
+  return async (ctx) => {
+    const { env, ...rest } = options;
+    return new EmulatorHa(ctx, { ...rest, env: await env(ctx.config.ha.pairs) });
+  };
 }
 
 /** See the module header. */
@@ -95,16 +101,18 @@ export class EmulatorHa implements HaPart {
   private readonly log: Logger;
   private readonly pairs: readonly PairConfig[];
   private readonly stall: StallCompensatedClock | null;
+  private readonly env: HaEnvironment;
+  private readonly faults: HaFaultModel | undefined;
   private readonly unsubs: Array<() => void> = [];
-  /** Nodes held off by the `power-off` action (the shelf's M4 does not power them). */
-  private readonly heldOff = new Set<string>();
   /** Slots leaving M4 by a planned deactivation (read by the handover hook). */
   private readonly leaving = new Set<number>();
   /** Resets deferred until a node finished handing its shares over (IPMI cold reset of the active ShMC). */
   private readonly pendingReset = new Map<string, unknown>();
   private stopped = false;
 
-  constructor(ctx: HaContext, o: EmulatorHaOptions = {}) {
+  constructor(ctx: HaContext, o: EmulatorHaOptions) {
+    this.env = o.env;
+    this.faults = o.env.faults;
     this.shelf = ctx.shelf;
     this.dp = ctx.dataPlane;
     this.log = ctx.platform.log.child({ module: 'chassis.ha' });
@@ -136,7 +144,8 @@ export class EmulatorHa implements HaPart {
       pairs: this.pairs,
       clock: this.clock,
       model: this.model,
-      ...(o.linkLatencyMs !== undefined ? { linkLatencyMs: o.linkLatencyMs } : {}),
+      links: o.env.links,
+      ...(this.faults ? { supervisor: this.faults } : {}),
       ...(o.version !== undefined ? { version: o.version } : {}),
       unsafeNoInterlockGuard: o.unsafeNoInterlockGuard === true,
       observer: this.observer(),
@@ -170,9 +179,9 @@ export class EmulatorHa implements HaPart {
         for (const n of this.fabric.nodeNames()) this.fabric.controller(n).rebase();
       }));
     }
-    const off = new Set(o.initial?.poweredOff ?? []);
-    for (const n of off) this.heldOff.add(n);
-    this.fabric.start(o.initial ?? {}, (node) => this.shelf.state(node) === 4);
+    const powered = (node: string) => this.shelf.state(node) === 4;
+    if (this.faults) this.faults.start(powered);
+    else this.fabric.start(powered);
     // Nodes that did not start: their persisted roles are stale; show them failed.
     for (const n of this.fabric.nodeNames()) {
       if (!this.fabric.controller(n).isPowered) for (const s of this.sharesOfNode(n)) this.display(n, s, 'failed', this.fabric.epochOf(n, s));
@@ -193,7 +202,7 @@ export class EmulatorHa implements HaPart {
    * @throws CommandError('unknown_pair' | 'no_active' | refusal codes of arbitration.handOverRefusal)
    */
   switchover(target: string): void {
-    this.fabric.perform({ op: 'switchover', pair: this.resolvePairTarget(target) });
+    this.perform({ op: 'switchover', pair: this.resolvePairTarget(target) });
   }
 
   /**
@@ -202,12 +211,12 @@ export class EmulatorHa implements HaPart {
    *   in reset or booting (its software has not armed its watchdog: nothing would end the hang)
    */
   hang(node: string): void {
-    this.fabric.perform({ op: 'hang', node: this.haNode(node, 'hang') });
+    this.perform({ op: 'hang', node: this.resolveNode(node, 'hang') });
   }
 
   /** Ends a hang, pause or control stall. @throws CommandError('not_ha_node') */
   heal(node: string): void {
-    this.fabric.perform({ op: 'heal', node: this.haNode(node, 'hang') });
+    this.perform({ op: 'heal', node: this.resolveNode(node, 'hang') });
   }
 
   status(): readonly HaMemberView[] {
@@ -225,82 +234,38 @@ export class EmulatorHa implements HaPart {
     return out;
   }
 
-  stop(): void {
+  stop(): void | Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     for (const u of this.unsubs) u();
     for (const t of this.pendingReset.values()) this.clock.clearTimeout(t);
     this.fabric.dispose();
     this.stall?.dispose();
-  }
-
-  // ---------------------------------------------------------------- scenario API
-
-  /**
-   * Runs a scenario action now. Hot-swap actions (deactivate, activate, extract, insert, fail,
-   * repair) act on the Shelf (any FRU, hubs included); the others on the HA fabric.
-   * @throws CommandError when refused (unknown node, not an HA node, a refused switchover …)
-   */
-  act(a: SimAction): void {
-    const hotSwap = (fn: () => unknown) => {
-      const now = this.clock.now();
-      const text = formatAction(a);
-      try {
-        fn();
-        this.fabric.note({ t: now, type: 'action', text, ok: true });
-      } catch (e) {
-        if (e instanceof CommandError) this.fabric.note({ t: now, type: 'action', text, ok: false, error: `${e.code}: ${e.message}` });
-        throw e;
-      }
-    };
-    switch (a.op) {
-      case 'deactivate':
-        return hotSwap(() => this.shelf.hotSwap.deactivate(a.node));
-      case 'activate':
-        return hotSwap(() => this.shelf.hotSwap.activate(a.node));
-      case 'extract':
-        return hotSwap(() => this.shelf.hotSwap.extract(a.node));
-      case 'insert':
-        return hotSwap(() => this.shelf.hotSwap.insert(a.node));
-      case 'fail':
-        return hotSwap(() => this.shelf.hotSwap.injectFault(a.node, 'payload'));
-      case 'repair':
-        return hotSwap(() => this.shelf.hotSwap.repair(a.node));
-      case 'power-off':
-        this.heldOff.add(this.haNode(a.node));
-        this.fabric.perform(a);
-        return;
-      case 'power-on': {
-        const n = this.haNode(a.node);
-        this.heldOff.delete(n);
-        if (this.shelf.state(n) !== 4) return hotSwap(() => {
-          throw new CommandError('not_active', `${n} is in M${this.shelf.state(n)}: its payload is powered in M4 only`);
-        });
-        this.fabric.perform(a);
-        return;
-      }
-      case 'switchover':
-        this.fabric.perform({ op: 'switchover', pair: this.resolvePairTarget(a.pair) });
-        return;
-      default:
-        if ('node' in a) this.haNode(a.node);
-        this.fabric.perform(a);
-    }
-  }
-
-  /** Model-independent report parts (timeline, takeovers, invariants …). */
-  reportParts(): FabricReport {
-    return this.fabric.reportParts();
+    return this.env.links.close?.();
   }
 
   // ---------------------------------------------------------------- shelf coupling
+
+  /** An operator action: through the fault model (which records it), or straight on the fabric. */
+  private perform(a: HaOperatorAction): void {
+    if (this.faults) {
+      this.faults.perform(a);
+      return;
+    }
+    if (a.op !== 'switchover') throw new CommandError('not_available', `${a.op} ${a.node}: this HA part has no fault model (its nodes run on one clock)`);
+    this.fabric.switchover(a.pair);
+  }
 
   private sharesOfNode(node: string): string[] {
     return this.fabric.pairOfNode(node).shares.slice();
   }
 
-  /** @param op 'hang' when the caller hangs or heals the node (the message names what can be hung) */
-  private haNode(name: string, op?: 'hang'): string {
+  /**
+   * The HA node a FRU name or alias stands for.
+   * @param op 'hang' when the caller hangs or heals the node (the message names what can be hung)
+   * @throws CommandError('not_ha_node') for a FRU that is not a member of a pair
+   */
+  resolveNode(name: string, op?: 'hang'): string {
     const n = this.shelf.resolve(name);
     if (!this.fabric.hasNode(n)) {
       if (op === 'hang') throw new CommandError('not_ha_node', `${n} runs no HA software to hang (a ShMC or a processor board in an HA pair can be hung)`);
@@ -309,7 +274,11 @@ export class EmulatorHa implements HaPart {
     return n;
   }
 
-  private resolvePairTarget(target: string): string {
+  /**
+   * The pair or share a switchover target names: a pair, a share, a ShMC (its pair) or a processor
+   * board (its home share). @throws CommandError('unknown_pair')
+   */
+  resolvePairTarget(target: string): string {
     if (this.fabric.hasNode(target)) {
       const p = this.fabric.pairOfNode(target);
       return p.cfg.kind === 'shmc' ? p.cfg.name : `${p.cfg.name}/${target}`;
@@ -331,7 +300,7 @@ export class EmulatorHa implements HaPart {
     const slot = slotNumber(fru);
     if (to === 4) {
       if (slot >= 0) this.leaving.delete(slot);
-      if (!this.heldOff.has(fru) && !c.isPowered) c.powerOn('activated');
+      if (!this.faults?.holdsOff(fru) && !c.isPowered) c.powerOn('activated');
       return;
     }
     if (from === 4) for (const sh of this.sharesOfNode(fru)) this.display(fru, sh, 'failed', this.fabric.epochOf(fru, sh));
@@ -362,7 +331,7 @@ export class EmulatorHa implements HaPart {
     for (const s of this.sharesOfNode(node)) {
       if (this.fabric.ownerOf(s) !== node) continue;
       try {
-        this.fabric.perform({ op: 'switchover', pair: s });
+        this.perform({ op: 'switchover', pair: s });
       } catch (e) {
         if (!(e instanceof CommandError)) throw e;
         this.log.warn({ category: 'ha', node, share: s, code: e.code }, `${node} leaves M4: ${s} not handed over (${e.message}); the peer takes over when it powers off`);
@@ -469,7 +438,7 @@ export class EmulatorHa implements HaPart {
     const share = pair.name;
     if (this.fabric.ownerOf(share) !== r.from) throw new CommandError('not_active', `${r.from} is not the active shelf manager`);
     try {
-      this.fabric.perform({ op: 'switchover', pair: share });
+      this.perform({ op: 'switchover', pair: share });
     } catch (e) {
       if (e instanceof CommandError) {
         const refused = new CommandError(e.code, `${r.to} cannot take over: ${e.code.replace(/_/g, ' ')} (${e.message})`);

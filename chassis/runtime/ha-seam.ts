@@ -14,11 +14,20 @@
  * with `buddyFailover: true` (a leaving board's buckets go to its buddy) and a `handover` hook
  * that calls `HaPart.handover`; the factory runs after the Shelf opened and before the IPMI face
  * is built (which then gets `HaPart.ipmiHooks`).
+ *
+ * The HA part's environment comes from the composition root (`HaEnvironment`): the links between
+ * the members of every pair (the live shelf: UDP sockets, chassis/io/udp-pair-link.ts; scenarios:
+ * simulated links) and the fault model that gives the nodes freezable clocks and runs the operator
+ * faults (the simulator, chassis/sim/ha-simulator.ts, which satisfies `HaFaultModel`). The
+ * runtime imports neither: it sees the two ports below.
  */
 import type { DataPlane } from '../dataplane/data-plane.ts';
 import type { SessionHandover } from '../dataplane/types.ts';
+import type { FabricSupervisor } from '../ha/ha-fabric.ts';
+import type { PairLinkFactory } from '../ha/pair-link.ts';
 import type { Shelf } from '../model/shelf.ts';
 import type { Platform } from '../platform.ts';
+import type { PairConfig } from '../config/ha.ts';
 import type { ShelfConfig } from '../config/types.ts';
 import type { ShelfIpmiHaHooks } from '../ipmi/shelf-manager/index.ts';
 
@@ -76,3 +85,32 @@ export interface HaContext {
 
 /** Builds the HA part once the shelf and data plane exist. */
 export type HaFactory = (ctx: HaContext) => HaPart | Promise<HaPart>;
+
+/** An operator action the HA part hands to its fault model (TUI `s` and `w`, clia, IPMI). */
+export type HaOperatorAction = { op: 'switchover'; pair: string } | { op: 'hang' | 'heal'; node: string };
+
+/**
+ * The fault model of the HA part (chassis/sim/ha-simulator.ts implements it): it supervises the
+ * fabric (per-node clocks, fault accounting, and in scenarios the timeline, the takeover ledger
+ * and the invariant audit) and runs the operator's actions on it.
+ */
+export interface HaFaultModel extends FabricSupervisor {
+  /** Applies the model's starting conditions and powers the nodes for which `powered` holds. */
+  start(powered: (node: string) => boolean): void;
+  /** Runs an operator action now (recorded where the model records). @throws CommandError when refused */
+  perform(a: HaOperatorAction): void;
+  /** True while a fault holds the node's payload off even in M4 (a scenario's `power-off`). */
+  holdsOff(node: string): boolean;
+}
+
+/** What the composition root hands the HA part. */
+export interface HaEnvironment {
+  /** The links between the members of every pair. */
+  links: PairLinkFactory;
+  /** The fault model; without one, nodes run on the HA clock and hang/heal answer `not_available`. */
+  faults?: HaFaultModel;
+}
+
+/** Builds the HA part's environment for the shelf's pairs (may open sockets). */
+export type HaEnvironmentFactory = (pairs: readonly PairConfig[]) => HaEnvironment | Promise<HaEnvironment>;
+

@@ -1,5 +1,5 @@
 /**
- * The actions of a scenario's timeline (`do:` lines): the HA actions of chassis/ha/sim-actions.ts
+ * The actions of a scenario's timeline (`do:` lines): the HA actions of chassis/sim/sim-actions.ts
  * (crash, hang, cut heartbeat …) plus the data-plane and management actions that need the whole
  * emulator:
  *
@@ -19,8 +19,8 @@
  * for the `completion_code` expectation.
  */
 import { CommandError } from '../../board/common/errors.ts';
-import { formatAction as formatSimAction, parseAction as parseSimAction } from '../ha/sim-actions.ts';
-import type { SimAction } from '../ha/sim-actions.ts';
+import { formatAction as formatSimAction, parseAction as parseSimAction } from '../sim/sim-actions.ts';
+import type { SimAction } from '../sim/sim-actions.ts';
 
 /** A real-server action. */
 export interface RsAction {

@@ -44,7 +44,7 @@
  *   invariants: ok | { allow: [names] }            no invariant violation (implied when absent),
  *                                                  or only the named ones (e.g. single-owner)
  */
-import type { TimelineEntry } from '../ha/ha-fabric.ts';
+import type { TimelineEntry } from '../sim/timeline.ts';
 import type { Value } from '../config/yaml-reader.ts';
 import type { RunResult } from './result.ts';
 

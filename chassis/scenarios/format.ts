@@ -26,7 +26,7 @@
 import { ConfigError, CommandError } from '../../board/common/errors.ts';
 import type { Value } from '../config/yaml-reader.ts';
 import { YamlSource } from '../config/yaml-reader.ts';
-import type { HaConfig } from '../ha/ha-config.ts';
+import type { HaConfig } from '../config/ha.ts';
 import { parseScenarioAction } from './actions.ts';
 import type { ScenarioAction } from './actions.ts';
 import type { Expectation } from './expectations.ts';

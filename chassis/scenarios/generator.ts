@@ -16,7 +16,7 @@ import { SeededRandom } from '../../board/common/random.ts';
 import type { CaptureHandler } from '../../board/packet/capture-reader.ts';
 import { CaptureRecord } from '../../board/packet/capture-record.ts';
 import type { PacketFeed, TrafficInput } from '../dataplane/traffic.ts';
-import { inverseNormal } from '../ha/pair-sim.ts';
+import { inverseNormal } from '../sim/count-model.ts';
 
 /** Generator settings (ms, flows/s). */
 export interface FlowGeneratorConfig {

@@ -4,7 +4,7 @@
  * JSON scripts read (`--json`: deterministic — the same file gives byte-identical output, no wall
  * times), and JUnit XML for CI (`--junit FILE`). Pure: reports in, text out.
  */
-import type { TimelineEntry } from '../ha/ha-fabric.ts';
+import type { TimelineEntry } from '../sim/timeline.ts';
 import type { ScenarioReport } from './runner.ts';
 
 const fmt = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(3)}s` : '-');

@@ -1,10 +1,12 @@
 /**
  * What a scenario run produces, whatever the engine (the emulator with its real data plane, or
- * the count model): the HA fabric's timeline, takeovers and invariant audit, plus what only the
+ * the count model): the HA simulator's timeline, takeovers and invariant audit, plus what only the
  * emulator has (the SEL as `ipmitool sel elist` renders it, IPMI responses, traffic samples).
  * Expectations (expectations.ts) are evaluated against it; the report (report.ts) renders it.
  */
-import type { ShareSummary, TakeoverReport, TimelineEntry } from '../ha/ha-fabric.ts';
+import type { ShareSummary } from '../sim/ha-simulator.ts';
+import type { TakeoverReport } from '../sim/takeover-ledger.ts';
+import type { TimelineEntry } from '../sim/timeline.ts';
 
 /** An IPMI response kept for a labelled `ipmi` action. */
 export interface IpmiResult {

@@ -3,10 +3,10 @@
  *
  * Engines:
  * - `emulator` (default): the full emulator (chassis/runtime/emulator.ts `Emulator.start`) on a
- *   SimClock with a MemoryStore, no sockets and no TUI, the HA part (chassis/runtime/ha-part.ts),
+ *   SimClock with a MemoryStore, no sockets and no TUI, the HA part (chassis/runtime/ha-part.ts) on the HA simulator (chassis/sim),
  *   the IPMI face without a listener (for `ipmi` actions), and the scenario's traffic (the bundled
  *   capture, a capture file, or the flow generator). Session tables are sized to the traffic.
- * - `model`: the count model (chassis/ha/pair-sim.ts) — the HA fabric with sessions as counts
+ * - `model`: the count model (chassis/sim/pair-sim.ts) — the HA fabric with sessions as counts
  *   with ages, the engine `atcasim chaos` uses; the generator's rate is spread over the shares.
  *
  * Everything is derived from the scenario's seed: the same file gives the same report. Files are
@@ -22,13 +22,15 @@ import type { ShelfConfig } from '../config/types.ts';
 import { MemoryFeed, memoryInput } from '../dataplane/traffic.ts';
 import type { Pacing, TrafficInput } from '../dataplane/traffic.ts';
 import { sharesOfPair, seedHash } from '../ha/ha-fabric.ts';
-import type { FabricReport } from '../ha/ha-fabric.ts';
-import { createPairSim } from '../ha/pair-sim.ts';
+import { HaSimulator } from '../sim/ha-simulator.ts';
+import type { FabricReport } from '../sim/ha-simulator.ts';
+import { createPairSim } from '../sim/pair-sim.ts';
 import { MemoryStore } from '../persistence/store.ts';
 import { seededCryptoRandom } from '../platform.ts';
 import { Emulator } from '../runtime/emulator.ts';
 import { EmulatorHa } from '../runtime/ha-part.ts';
 import { formatScenarioAction, isSimAction } from './actions.ts';
+import { runEmulatorAction } from './emulator-actions.ts';
 import type { ScenarioAction } from './actions.ts';
 import type { Expectation } from './expectations.ts';
 import { impliedInvariants } from './expectations.ts';
@@ -292,6 +294,7 @@ async function runEmulator(l: LoadedScenario, io: ScenarioIo, expects: readonly 
   const random = new SeededRandom(seedHash(`${s.seed}:platform`));
   const bytesRandom = new SeededRandom(seedHash(`${s.seed}:bytes`));
   let ha: EmulatorHa | undefined;
+  const sim = new HaSimulator({ initial: { poweredOff: s.initial.poweredOff, cut: s.initial.cut, ...(s.initial.interlock !== undefined ? { interlock: s.initial.interlock } : {}) } });
   let traffic: { inputs: TrafficInput[]; label: string; pacing: Extract<Pacing, { mode: 'capture' } | { mode: 'rate' }> } | false = false;
   const t = s.traffic;
   if (t.kind === 'generator') {
@@ -320,8 +323,8 @@ async function runEmulator(l: LoadedScenario, io: ScenarioIo, expects: readonly 
       seed: seedHash(`${s.seed}:ha`),
       timing: s.ha,
       ...(s.version !== undefined ? { version: s.version } : {}),
-      initial: { poweredOff: s.initial.poweredOff, cut: s.initial.cut, ...(s.initial.interlock !== undefined ? { interlock: s.initial.interlock } : {}) },
       unsafeNoInterlockGuard: s.unsafeNoInterlockGuard,
+      env: { links: sim.links, faults: sim },
     })),
   });
   const part = ha!;
@@ -330,7 +333,7 @@ async function runEmulator(l: LoadedScenario, io: ScenarioIo, expects: readonly 
   try {
     for (const item of s.timeline) {
       clock.setTimeout(() => {
-        const r = perform(em, part, item.action);
+        const r = perform(em, part, sim, item.action);
         if (item.label !== undefined && r) responses[item.label] = r;
       }, item.atMs);
     }
@@ -342,7 +345,7 @@ async function runEmulator(l: LoadedScenario, io: ScenarioIo, expects: readonly 
       }
     }
     clock.runUntil(s.runForMs);
-    const parts = part.reportParts();
+    const parts = sim.reportParts();
     const st = em.sampleTraffic();
     const rep = parts;
     const sync = parts.sync;
@@ -367,13 +370,13 @@ async function runEmulator(l: LoadedScenario, io: ScenarioIo, expects: readonly 
 }
 
 /** Runs one timeline action on the emulator; refusals are recorded in the timeline, not thrown. */
-function perform(em: Emulator, ha: EmulatorHa, a: ScenarioAction): IpmiResult | undefined {
+function perform(em: Emulator, ha: EmulatorHa, sim: HaSimulator, a: ScenarioAction): IpmiResult | undefined {
   const now = ha.fabric.now();
   const text = formatScenarioAction(a);
-  const note = (ok: boolean, error?: string) => ha.fabric.note({ t: now, type: 'action', text, ok, ...(error !== undefined ? { error } : {}) });
+  const note = (ok: boolean, error?: string) => sim.note({ t: now, type: 'action', text, ok, ...(error !== undefined ? { error } : {}) });
   try {
     if (isSimAction(a)) {
-      ha.act(a);
+      runEmulatorAction(em.shelf, ha, sim, a);
       return undefined;
     }
     if (a.op === 'rs-down' || a.op === 'rs-up') {

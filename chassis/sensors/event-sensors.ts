@@ -12,7 +12,7 @@
  * | `ha-role`  | processor boards                | 15h Module/Board                   | 0Ah generic availability| FDh              | `<label> HA Role`  |
  * | `health`   | every controller                | 15h Module/Board                   | 07h generic severity    | FCh              | `<label> Health`   |
  *
- * ShMCs and processor boards are the kinds HA pairs are made of (chassis/ha/ha-config.ts); the
+ * ShMCs and processor boards are the kinds HA pairs are made of (chassis/config/ha.ts); the
  * watchdog sensor of a ShMC also stands for the IPMI watchdog its controllers answer. The sensors
  * are event-only (IPMI v2.0 §43.3): they return no reading. A number the configuration already
  * gives to one of the controller's sensors is skipped: the next lower free number is taken, so the

@@ -98,7 +98,7 @@ export const mirrorCodec = {
 export function classifyPairDatagram(b: Uint8Array): 'heartbeat' | 'sync' | 'mirror' | 'garbage' {
   if (b.length < 3 || b[0] !== 0x41) return 'garbage';
   if (b[1] === 0x48) return 'heartbeat'; // 'AH' chassis/ha/heartbeat.ts
-  if (b[1] === 0x53) return 'sync'; // 'AS' chassis/ha/session-sync.ts
+  if (b[1] === 0x53) return 'sync'; // 'AS' chassis/ha/sync-codec.ts
   if (b[1] === TAG1) return 'mirror';
   return 'garbage';
 }

@@ -1,7 +1,7 @@
 /**
  * What the shelf's hardware holds for its two external shelf managers (issue 7, split shelf):
  * the ShMC pair's backplane lines (PRESENT / HEALTHY / ACTIVE on the one channel 'shmc', and the
- * interlock: chassis/ha/backplane.ts) and each ShMC's IPMI watchdog (chassis/ha/watchdog.ts),
+ * interlock: chassis/model/backplane.ts) and each ShMC's IPMI watchdog (chassis/model/ipmi-watchdog.ts),
  * counting down on the shelf's Clock.
  *
  * - A ShMC's payload is powered ('on') from its registration on the bus until its connection
@@ -18,10 +18,10 @@
  */
 import type { Clock } from '../../board/common/clock.ts';
 import type { Logger } from '../../board/common/logger.ts';
-import { Backplane } from '../ha/backplane.ts';
-import type { NodePower } from '../ha/backplane.ts';
-import { firmwareWatchdogSettings, IpmiWatchdog, TimeoutAction } from '../ha/watchdog.ts';
-import type { WatchdogEvent } from '../ha/watchdog.ts';
+import { Backplane } from '../model/backplane.ts';
+import type { NodePower } from '../model/backplane.ts';
+import { firmwareWatchdogSettings, IpmiWatchdog, TimeoutAction } from '../model/ipmi-watchdog.ts';
+import type { WatchdogEvent } from '../model/ipmi-watchdog.ts';
 import type { BusLines, ShmcNode } from './bus-codec.ts';
 
 /** The two ShMC node names, in order. */

@@ -5,8 +5,10 @@
  * - the backplane lines and the IPMI watchdog reached over the local bus (the shelf process holds
  *   them: `BusBackplane`, `BusWatchdog`);
  * - heartbeats and session sync (the ShMC share carries no sessions: the sync engine only runs its
- *   bulk handshake, which turns a standby hot) as UDP datagrams to the peer (`sendPeer`), and a
- *   switch that drops heartbeat datagrams only, both ways (`blockHeartbeats`);
+ *   bulk handshake, which turns a standby hot) as datagrams to the peer: the HA layer's
+ *   DatagramPairLink (chassis/ha/pair-link.ts) encodes them onto `sendPeer` and decodes what
+ *   `onPeerDatagram` brings (the I/O side is chassis/io/udp-pair-link.ts); the mirror's datagrams
+ *   share the flow; a switch drops heartbeat datagrams only, both ways (`blockHeartbeats`);
  * - the management-state mirror (mirror.ts): SEL records the shelf reports to the active ShMC are
  *   committed to its own database and mirrored to the standby; IPMI answers wait for the standby's
  *   commit while it is hot;
@@ -28,17 +30,17 @@
 import type { Clock } from '../../board/common/clock.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import type { Random } from '../../board/common/random.ts';
-import type { BackplanePort, LineChange, LineState, NodeLines, NodePower } from '../ha/backplane.ts';
-import type { ResolvedHaConfig } from '../ha/ha-config.ts';
-import { heartbeatCodec } from '../ha/heartbeat.ts';
+import type { BackplanePort, LineChange, LineState, NodeLines, NodePower } from '../model/backplane.ts';
+import type { ResolvedHaConfig } from '../config/ha.ts';
 import type { WireRole } from '../ha/heartbeat.ts';
-import { emptyShareDataPlane, NodeController } from '../ha/pair-controller.ts';
-import { syncCodec } from '../ha/session-sync.ts';
-import { IpmiWatchdog } from '../ha/watchdog.ts';
-import type { WatchdogSettings, WatchdogStatus } from '../ha/watchdog.ts';
+import { NodeController } from '../ha/node-controller.ts';
+import { emptyShareDataPlane } from '../ha/node-ports.ts';
+import { DatagramPairLink } from '../ha/pair-link.ts';
+import { IpmiWatchdog } from '../model/ipmi-watchdog.ts';
+import type { WatchdogSettings, WatchdogStatus } from '../model/ipmi-watchdog.ts';
 import { stateloadMessages } from './bus-codec.ts';
 import type { BusLines, ShmcNode, ToShelf, ToShmc } from './bus-codec.ts';
-import { classifyPairDatagram, MirrorReceiver, MirrorSender, mirrorCodec } from './mirror.ts';
+import { MirrorReceiver, MirrorSender, mirrorCodec } from './mirror.ts';
 import type { MirrorEntry } from './mirror.ts';
 
 /** The ShMC pair's share (and backplane channel). */
@@ -296,14 +298,15 @@ export class ShmcRuntime {
   private bound = false;
   private pollTimer: unknown;
   private stopped = false;
-  /** Garbage datagrams from the peer port (counted, dropped). */
-  garbage = 0;
+  /** The peer flow: heartbeats and sync through the codecs, mirror datagrams beside them. */
+  private readonly link: DatagramPairLink;
 
   constructor(private readonly p: ShmcNodePorts) {
     this.node = p.node;
     this.peer = p.node === 'shmc-a' ? 'shmc-b' : 'shmc-a';
     this.backplane = new BusBackplane(this.node, this.peer, p.bus, () => p.wallNow());
     const watchdog = new BusWatchdog(p.clock, p.bus);
+    this.link = new DatagramPairLink((_share, bytes) => p.sendPeer(bytes), (_share, bytes) => this.onMirrorDatagram(bytes));
     this.controller = new NodeController({
       node: this.node,
       shares: [{ share: SHMC_SHARE, peer: this.peer, home: this.node === 'shmc-a' }],
@@ -316,10 +319,12 @@ export class ShmcRuntime {
       watchdog,
       router: { assign: () => {}, shift: () => {} },
       dataPlane: () => emptyShareDataPlane(),
-      sendHeartbeat: (hb) => {
-        if (!this.blocked) p.sendPeer(heartbeatCodec.encode(hb));
+      link: {
+        sendHeartbeat: (hb) => {
+          if (!this.blocked) this.link.sendHeartbeat(hb);
+        },
+        sendSync: (share, d) => this.link.sendSync(share, d),
       },
-      sendSync: (_share, d) => p.sendPeer(syncCodec.encode(d)),
       random: p.random,
       wallNow: () => p.wallNow(),
       epochs: { [SHMC_SHARE]: p.state.epoch() },
@@ -329,6 +334,13 @@ export class ShmcRuntime {
         alarm: (e) => p.log.info({ category: 'ha-alarm', alarm: e.alarm, raised: e.raised }, `${e.alarm} ${e.raised ? 'raised' : 'cleared'}`),
         hardware: (e) => p.log.info({ category: 'ha-hardware', what: e.what, cause: e.cause }, `${e.what} (${e.cause})`),
       },
+    });
+    const controller = this.controller;
+    this.link.connect({
+      receiveHeartbeat: (hb) => {
+        if (!this.blocked) controller.receiveHeartbeat(hb);
+      },
+      receiveSync: (share, d) => controller.receiveSync(share, d),
     });
   }
 
@@ -404,29 +416,22 @@ export class ShmcRuntime {
     this.p.bus({ t: 'ipmi', id, address, port, data: Buffer.from(bytes).toString('base64') });
   }
 
-  /** A datagram from the peer's port. */
+  /** A datagram from the peer's port (heartbeat, sync or mirror; anything else is counted as garbage). */
   onPeerDatagram(bytes: Uint8Array): void {
     if (this.stopped) return;
-    try {
-      switch (classifyPairDatagram(bytes)) {
-        case 'heartbeat':
-          if (!this.blocked) this.controller.receiveHeartbeat(heartbeatCodec.decode(bytes).value);
-          return;
-        case 'sync':
-          this.controller.receiveSync(SHMC_SHARE, syncCodec.decode(bytes).value);
-          return;
-        case 'mirror': {
-          const d = mirrorCodec.decode(bytes);
-          if (d.k === 'rec') this.receiver?.receive(d);
-          else this.sender?.receive(d);
-          return;
-        }
-        default:
-          this.garbage++;
-      }
-    } catch {
-      this.garbage++;
-    }
+    this.link.deliver(SHMC_SHARE, bytes);
+  }
+
+  /** Garbage datagrams from the peer port (counted, dropped). */
+  get garbage(): number {
+    return this.link.stats.garbage;
+  }
+
+  /** A mirror datagram (anything the link does not decode as heartbeat or sync). @throws DecodeError on garbage (counted by the link) */
+  private onMirrorDatagram(bytes: Uint8Array): void {
+    const d = mirrorCodec.decode(bytes);
+    if (d.k === 'rec') this.receiver?.receive(d);
+    else this.sender?.receive(d);
   }
 
   /** The in-process heartbeat switch: drops heartbeat datagrams to and from the peer (nothing else). */

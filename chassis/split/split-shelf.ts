@@ -22,7 +22,7 @@
  * - the roles the ShMCs report, shown on the Shelf (TUI, SEL, the shelf address follows the active).
  *
  * Time (issues 6/7): everything that judges a ShMC by time — its watchdog countdown, the age of its
- * last report — runs on a StallCompensatedClock over the shelf's clock (chassis/ha/stall-clock.ts).
+ * last report — runs on a StallCompensatedClock over the shelf's clock (board/common/stall-clock.ts).
  * A stall of the shelf process itself (GC, a loaded machine) is not a ShMC fault: while the shelf's
  * loop is blocked the ShMCs' kicks queue on the bus, and after the block Node runs due timers before
  * it reads the sockets, so a raw countdown would expire both ShMCs at once. On compensated time the
@@ -35,8 +35,8 @@
 import type { Clock, TimerId } from '../../board/common/clock.ts';
 import { CommandError } from '../../board/common/errors.ts';
 import type { Logger } from '../../board/common/logger.ts';
-import { DEFAULT_HA } from '../ha/ha-config.ts';
-import { StallCompensatedClock } from '../ha/stall-clock.ts';
+import { DEFAULT_HA } from '../config/ha.ts';
+import { StallCompensatedClock } from '../../board/common/stall-clock.ts';
 import type { LanServer } from '../ipmi/lan-server.ts';
 import type { ShelfIpmiHaHooks, ShmStatus } from '../ipmi/shelf-manager/index.ts';
 import { HA_ROLES, type HaRoleName } from '../model/events.ts';

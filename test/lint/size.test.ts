@@ -19,14 +19,6 @@ const MAX_FUNCTION_LINES = 120;
 
 /** `file` or `file#function` → the part of the restructuring that owns it. */
 const KNOWN_OFFENDERS: Record<string, 'A' | 'B' | 'C'> = {
-  // part A: chassis/ha keeps what runs on a node, the simulator moves out, sync splits
-  'chassis/ha/ha-fabric.ts': 'A',
-  'chassis/ha/ha-fabric.ts#HaFabric.run': 'A',
-  'chassis/ha/pair-controller.ts': 'A',
-  'chassis/ha/pair-sim.ts': 'A',
-  'chassis/ha/session-sync.ts': 'A',
-  // part A: the split ShMC process gets the heartbeat/sync I/O adapter (its own socket today)
-  'chassis/cli/shmc.ts#runShmc': 'A',
   // part C: the TCAM session table
   'board/processor/tcam/session-table.ts': 'C',
 };

@@ -1,10 +1,20 @@
 /**
  * Test doubles shared by the HA unit tests: an event loop in simulated time whose callbacks can
- * block it (LoopClock), and the smallest ShareDataPlane (MemoryTable).
+ * block it (LoopClock), the smallest ShareDataPlane (MemoryTable), and the simulated environment
+ * of the emulator's HA part (simulatedHa: what the scenario runner hands it).
  */
 import type { Clock, TimerId } from '../../board/common/clock.ts';
-import type { ShareDataPlane } from '../../chassis/ha/pair-controller.ts';
-import type { SessionSink, SessionSource, SyncRecord } from '../../chassis/ha/session-sync.ts';
+import type { ShareDataPlane } from '../../chassis/ha/node-ports.ts';
+import type { SessionSink, SessionSource, SyncRecord } from '../../chassis/ha/sync-types.ts';
+import type { HaEnvironment } from '../../chassis/runtime/ha-seam.ts';
+import { HaSimulator } from '../../chassis/sim/ha-simulator.ts';
+import type { SimulatorOptions } from '../../chassis/sim/ha-simulator.ts';
+
+/** A fresh simulator and the HA environment over it (simulated links, node clocks, timeline). */
+export function simulatedHa(o: SimulatorOptions = {}): { sim: HaSimulator; env: HaEnvironment } {
+  const sim = new HaSimulator(o);
+  return { sim, env: { links: sim.links, faults: sim } };
+}
 
 interface Timer {
   due: number;

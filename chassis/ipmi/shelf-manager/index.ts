@@ -20,7 +20,7 @@
 import type { Logger } from '../../../board/common/logger.ts';
 import type { Shelf } from '../../model/shelf.ts';
 import type { Platform } from '../../platform.ts';
-import { IpmiWatchdog } from '../../ha/watchdog.ts';
+import { IpmiWatchdog } from '../../model/ipmi-watchdog.ts';
 import { registerAppCommands } from '../commands/app.ts';
 import { chassisCommands } from '../commands/chassis.ts';
 import { oemCommands } from '../commands/oem.ts';

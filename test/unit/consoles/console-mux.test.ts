@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../chassis/runtime/emulator.ts';
 import type { SimClock } from '../../../board/common/sim-clock.ts';
 import { haFactory } from '../../../chassis/runtime/ha-part.ts';
+import { simulatedHa } from '../../support/ha-fakes.ts';
 import { simEmulator, Terminal } from './support.ts';
 
 let em: Emulator | undefined;
@@ -139,7 +140,7 @@ describe('ConsoleMux over the default shelf', () => {
   });
 
   it('with the HA part: an operator hang silences the board; its watchdog resets it and the banner comes back', async () => {
-    const r = await simEmulator({ ha: haFactory({ seed: 1 }) });
+    const r = await simEmulator({ ha: haFactory({ seed: 1, env: () => simulatedHa().env }) });
     em = r.em;
     r.clock.advance(3000);
     const t = new Terminal(r.em.consoles!.mux.get('slot3')!);
@@ -156,7 +157,7 @@ describe('ConsoleMux over the default shelf', () => {
   });
 
   it('with the HA part: show ha lists the node\'s roles with heartbeat and watchdog figures', async () => {
-    const r = await simEmulator({ ha: haFactory({ seed: 3 }) });
+    const r = await simEmulator({ ha: haFactory({ seed: 3, env: () => simulatedHa().env }) });
     em = r.em;
     r.clock.advance(3000);
     const out = new Terminal(r.em.consoles!.mux.get('slot3')!).type('show ha\r');
@@ -167,7 +168,7 @@ describe('ConsoleMux over the default shelf', () => {
   });
 
   it('with the HA part: reboot restarts the console once, though the node holds two roles', async () => {
-    const r = await simEmulator({ ha: haFactory({ seed: 2 }) });
+    const r = await simEmulator({ ha: haFactory({ seed: 2, env: () => simulatedHa().env }) });
     em = r.em;
     r.clock.advance(3000);
     const t = new Terminal(r.em.consoles!.mux.get('slot5')!);

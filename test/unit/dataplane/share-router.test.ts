@@ -1,11 +1,11 @@
 /**
- * The HA hook over the hubs' bucket table (chassis/dataplane/share-router.ts): a share moved to
+ * The HA hook over the hubs' bucket table (chassis/runtime/share-router.ts): a share moved to
  * the buddy takes its home's flows there and back, blue/green shifts move the stated fraction.
  */
 import { describe, expect, it } from 'vitest';
 import { CommandError } from '../../../board/common/errors.ts';
 import { loadDefaultShelf } from '../../../chassis/io/data-dir.ts';
-import { shareRouter } from '../../../chassis/dataplane/share-router.ts';
+import { shareRouter } from '../../../chassis/runtime/share-router.ts';
 import { makePlane } from './fixture.ts';
 
 describe('shareRouter', () => {

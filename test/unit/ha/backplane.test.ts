@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CommandError } from '../../../board/common/errors.ts';
-import { Backplane } from '../../../chassis/ha/backplane.ts';
-import type { LineChange } from '../../../chassis/ha/backplane.ts';
+import { Backplane } from '../../../chassis/model/backplane.ts';
+import type { LineChange } from '../../../chassis/model/backplane.ts';
 
 function pair() {
   const bp = new Backplane(['slot3', 'slot4'], ['lb1/slot3', 'lb1/slot4']);

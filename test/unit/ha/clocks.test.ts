@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SimClock } from '../../../board/common/sim-clock.ts';
-import { NodeClock } from '../../../chassis/ha/node-clock.ts';
-import { StallCompensatedClock } from '../../../chassis/ha/stall-clock.ts';
-import { IpmiWatchdog, firmwareWatchdogSettings } from '../../../chassis/ha/watchdog.ts';
+import { NodeClock } from '../../../chassis/sim/node-clock.ts';
+import { StallCompensatedClock } from '../../../board/common/stall-clock.ts';
+import { IpmiWatchdog, firmwareWatchdogSettings } from '../../../chassis/model/ipmi-watchdog.ts';
 import { LoopClock as StallingClock } from '../../support/ha-fakes.ts';
 
 describe('NodeClock (per-node faults in simulated time)', () => {

@@ -19,6 +19,7 @@ import { Emulator } from '../../../chassis/runtime/emulator.ts';
 import { EmulatorHa } from '../../../chassis/runtime/ha-part.ts';
 import type { EmulatorHaOptions } from '../../../chassis/runtime/ha-part.ts';
 import { generatorInput } from '../../../chassis/scenarios/generator.ts';
+import { simulatedHa } from '../../support/ha-fakes.ts';
 
 /** A clock that can stall like a blocked event loop: time jumps, overdue timers then run late. */
 class StallingClock implements Clock {
@@ -59,8 +60,9 @@ class StallingClock implements Clock {
   }
 }
 
-async function start(clock: Clock & { runUntil(t: number): void }, ha: EmulatorHaOptions = {}, traffic = true) {
+async function start(clock: Clock & { runUntil(t: number): void }, ha: Omit<EmulatorHaOptions, 'env'> = {}, traffic = true) {
   let part!: EmulatorHa;
+  const { sim, env } = simulatedHa();
   const em = await Emulator.start({
     platform: { clock, log: nullLogger, random: new SeededRandom(4), cryptoRandom: (n) => new Uint8Array(n).fill(3) },
     store: new MemoryStore(),
@@ -71,9 +73,9 @@ async function start(clock: Clock & { runUntil(t: number): void }, ha: EmulatorH
     traffic: traffic ? { inputs: [generatorInput({ flowsPerSec: 200, durationMedianMs: 5000, durationMaxMs: 30_000, seed: 9 })], label: 'generator', pacing: { mode: 'capture' } } : false,
     ipmi: {},
     consoles: false,
-    ha: (ctx) => (part = new EmulatorHa(ctx, { seed: 1, ...ha })),
+    ha: (ctx) => (part = new EmulatorHa(ctx, { seed: 1, ...ha, env })),
   });
-  return { em, ha: part };
+  return { em, ha: part, sim };
 }
 
 function ipmi(em: Emulator, netFn: number, cmd: number, data: number[] = [], address = 0x20) {
@@ -113,13 +115,13 @@ describe('HA part in the emulator', () => {
 
   it('operator actions: switchover of a share and of the ShMC pair, hang (watchdog reset), heal, refusals', async () => {
     const clock = new SimClock();
-    const { em, ha } = await start(clock);
+    const { em, sim } = await start(clock);
     clock.runUntil(8000);
     em.commands.switchover('slot3'); // the TUI's `s` on slot3: its home share goes to its buddy
     clock.runUntil(8500);
     expect(roleOf(em, 'slot4', 'lb1/slot3')).toBe('active');
-    expect(ha.fabric.takeovers.at(-1)).toMatchObject({ share: 'lb1/slot3', from: 'slot3', to: 'slot4', kind: 'planned' });
-    expect(ha.fabric.takeovers.at(-1)!.loss.lost).toBe(0);
+    expect(sim.takeovers.at(-1)).toMatchObject({ share: 'lb1/slot3', from: 'slot3', to: 'slot4', kind: 'planned' });
+    expect(sim.takeovers.at(-1)!.loss.lost).toBe(0);
     em.commands.switchover('shmc');
     clock.runUntil(9000);
     expect(em.shelf.activeShmc()).toBe('shmc-b');
@@ -129,20 +131,20 @@ describe('HA part in the emulator', () => {
     clock.runUntil(9500);
     em.commands.heal('slot5'); // healed before its watchdog expired: nothing happens
     clock.runUntil(12_000);
-    expect(ha.fabric.events.some((e) => e.type === 'hardware' && e.node === 'slot5' && e.what === 'reset')).toBe(false);
+    expect(sim.events.some((e) => e.type === 'hardware' && e.node === 'slot5' && e.what === 'reset')).toBe(false);
     em.commands.hang('slot5');
     clock.runUntil(14_000);
-    const reset = ha.fabric.events.find((e) => e.type === 'hardware' && e.node === 'slot5' && e.what === 'reset');
+    const reset = sim.events.find((e) => e.type === 'hardware' && e.node === 'slot5' && e.what === 'reset');
     expect(reset).toMatchObject({ cause: 'watchdog' });
     expect(roleOf(em, 'slot6', 'lb2/slot5')).toBe('active');
     expect(em.shelf.sel.records().map((r) => em.shelf.sel.describe(r))).toContain('Watchdog 2 Node5 Watchdog | Hard reset | Asserted');
-    expect(ha.fabric.violationList).toEqual([]);
+    expect(sim.violationList).toEqual([]);
     await em.stop();
   });
 
   it('IPMI: the active ShMC watchdog is HA-owned (Get works, Set/Reset D5h); shmstatus; FRU 0 deactivation at 20h moves the address synchronously', async () => {
     const clock = new SimClock();
-    const { em, ha } = await start(clock, {}, false);
+    const { em, ha, sim } = await start(clock, {}, false);
     clock.runUntil(3000);
     const get = ipmi(em, 0x06, 0x25);
     expect(get.cc).toBe(0);
@@ -163,13 +165,13 @@ describe('HA part in the emulator', () => {
     expect(ha.ipmiHooks.shmStatus!()).toMatchObject({ self: 'shmc-b', role: 'active', peerRole: 'failed' });
     em.shelf.hotSwap.extract('shmc-a');
     expect(ha.ipmiHooks.shmStatus!()).toMatchObject({ peerRole: 'absent' });
-    expect(ha.fabric.violationList).toEqual([]);
+    expect(sim.violationList).toEqual([]);
     await em.stop();
   });
 
   it('a planned deactivation hands every session to the buddy (young ones included): nothing lost', async () => {
     const clock = new SimClock();
-    const { em, ha } = await start(clock);
+    const { em, ha, sim } = await start(clock);
     clock.runUntil(10_000);
     const held = em.dataPlane.board(3).table.size;
     expect(held).toBeGreaterThan(100);
@@ -182,7 +184,7 @@ describe('HA part in the emulator', () => {
     expect(st.boards.find((b) => b.slot === 3)!.sessions.active).toBe(0);
     expect(roleOf(em, 'slot4', 'lb1/slot3')).toBe('active');
     expect(roleOf(em, 'slot3', 'lb1/slot3')).toBe('failed');
-    const t = ha.fabric.takeovers.find((x) => x.share === 'lb1/slot3' && x.from === 'slot3')!;
+    const t = sim.takeovers.find((x) => x.share === 'lb1/slot3' && x.from === 'slot3')!;
     expect(t.kind).toBe('planned');
     expect(t.loss.lost).toBe(0);
     em.commands.closeHandle('slot3');
@@ -194,14 +196,14 @@ describe('HA part in the emulator', () => {
   it('wall-clock mode: a 2 s stall of the whole process is not a node fault (and without compensation it would be)', async () => {
     for (const wallClock of [true, false]) {
       const clock = new StallingClock();
-      const { em, ha } = await start(clock, { wallClock }, false);
+      const { em, sim } = await start(clock, { wallClock }, false);
       clock.runUntil(5000);
-      const before = ha.fabric.takeovers.length;
+      const before = sim.takeovers.length;
       clock.stall(2000);
       clock.runUntil(clock.now() + 3000);
-      const resets = ha.fabric.events.filter((e) => e.type === 'hardware' && e.what === 'reset');
+      const resets = sim.events.filter((e) => e.type === 'hardware' && e.what === 'reset');
       if (wallClock) {
-        expect(ha.fabric.takeovers.length).toBe(before);
+        expect(sim.takeovers.length).toBe(before);
         expect(resets).toEqual([]);
       } else {
         expect(resets.length).toBeGreaterThan(0); // every watchdog saw 2 s without a kick

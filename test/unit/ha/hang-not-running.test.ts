@@ -15,14 +15,16 @@ import { nullLogger } from '../../../board/common/logger.ts';
 import { SeededRandom } from '../../../board/common/random.ts';
 import { SimClock } from '../../../board/common/sim-clock.ts';
 import { DEFAULT_SHELF_NAME, readDefaultShelfYaml } from '../../../chassis/io/data-dir.ts';
-import type { PairSimReport } from '../../../chassis/ha/pair-sim.ts';
+import type { PairSimReport } from '../../../chassis/sim/pair-sim.ts';
 import { MemoryStore } from '../../../chassis/persistence/store.ts';
 import { Emulator } from '../../../chassis/runtime/emulator.ts';
 import { EmulatorHa } from '../../../chassis/runtime/ha-part.ts';
+import { simulatedHa } from '../../support/ha-fakes.ts';
 import { roleAt, runScript } from './scenario-helpers.ts';
 
 async function start(clock: SimClock) {
   let part!: EmulatorHa;
+  const { sim, env } = simulatedHa();
   const em = await Emulator.start({
     platform: { clock, log: nullLogger, random: new SeededRandom(4), cryptoRandom: (n) => new Uint8Array(n).fill(3) },
     store: new MemoryStore(),
@@ -33,9 +35,9 @@ async function start(clock: SimClock) {
     traffic: false,
     ipmi: {},
     consoles: false,
-    ha: (ctx) => (part = new EmulatorHa(ctx, { seed: 1 })),
+    ha: (ctx) => (part = new EmulatorHa(ctx, { seed: 1, env })),
   });
-  return { em, ha: part };
+  return { em, ha: part, sim };
 }
 
 const roleOf = (em: Emulator, node: string, key: string) => em.shelf.roles.of(node).find((r) => r.key === key)?.role;
@@ -55,7 +57,7 @@ function refusal(fn: () => void): CommandError | null {
 describe('hang of a node that is not running', () => {
   it('TUI f → r → w while the board activates (M3, powered off): the hang is refused, the board boots and serves both shares', async () => {
     const clock = new SimClock();
-    const { em, ha } = await start(clock);
+    const { em, ha, sim } = await start(clock);
     clock.runUntil(8000);
     expect(roleOf(em, 'slot5', 'lb2/slot5')).toBe('active');
     em.commands.injectFault('slot5'); // `f`
@@ -74,7 +76,7 @@ describe('hang of a node that is not running', () => {
     expect(ha.fabric.watchdog('slot5').remainingMs()).toBeDefined(); // armed by its software
     expect(err?.code).toBe('not_running');
     expect(err?.message).toMatch(/slot5.*not running/);
-    expect(ha.fabric.violationList).toEqual([]);
+    expect(sim.violationList).toEqual([]);
     await em.stop();
   });
 

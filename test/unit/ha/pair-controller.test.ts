@@ -8,12 +8,12 @@ import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../board/common/clock.ts';
 import { CommandError } from '../../../board/common/errors.ts';
 import { SeededRandom } from '../../../board/common/random.ts';
-import { Backplane } from '../../../chassis/ha/backplane.ts';
-import { resolveHaConfig } from '../../../chassis/ha/ha-config.ts';
-import { NodeController } from '../../../chassis/ha/pair-controller.ts';
-import type { RoleChange, ShareRouter } from '../../../chassis/ha/pair-controller.ts';
-import { StallCompensatedClock } from '../../../chassis/ha/stall-clock.ts';
-import { IpmiWatchdog } from '../../../chassis/ha/watchdog.ts';
+import { Backplane } from '../../../chassis/model/backplane.ts';
+import { resolveHaConfig } from '../../../chassis/config/ha.ts';
+import { NodeController } from '../../../chassis/ha/node-controller.ts';
+import type { RoleChange, ShareRouter } from '../../../chassis/ha/node-ports.ts';
+import { StallCompensatedClock } from '../../../board/common/stall-clock.ts';
+import { IpmiWatchdog } from '../../../chassis/model/ipmi-watchdog.ts';
 import { LoopClock, MemoryTable } from '../../support/ha-fakes.ts';
 
 function shmcPair(clock: Clock) {
@@ -32,8 +32,7 @@ function shmcPair(clock: Clock) {
       node: name, shares: [{ share: 'shmc', peer, home: name === 'shmc-a' }], version: { major: 1, minor: 0 }, cfg,
       control: clock, data: clock, hardware: clock, backplane: bp, watchdog: wds[name]!, router,
       dataPlane: () => tables[name]!,
-      sendHeartbeat: (hb) => clock.setTimeout(() => nodes[peer]!.receiveHeartbeat(hb), 0),
-      sendSync: (s, d) => clock.setTimeout(() => nodes[peer]!.receiveSync(s, d), 0),
+      link: { sendHeartbeat: (hb) => clock.setTimeout(() => nodes[peer]!.receiveHeartbeat(hb), 0), sendSync: (s, d) => clock.setTimeout(() => nodes[peer]!.receiveSync(s, d), 0) },
       random: new SeededRandom(name === 'shmc-a' ? 1 : 2),
       observer: { roleChanged: (e) => roles.push(e) },
     });

@@ -1,8 +1,8 @@
 /**
  * Helpers for the HA scenario tests: run a pair simulation with a script and read its report.
  */
-import { createPairSim } from '../../../chassis/ha/pair-sim.ts';
-import type { PairSim, PairSimOptions, PairSimReport, TakeoverReport, TimelineEntry } from '../../../chassis/ha/pair-sim.ts';
+import { createPairSim } from '../../../chassis/sim/pair-sim.ts';
+import type { PairSim, PairSimOptions, PairSimReport, TakeoverReport, TimelineEntry } from '../../../chassis/sim/pair-sim.ts';
 import type { WireRole } from '../../../chassis/ha/heartbeat.ts';
 
 /** A scripted run: actions at absolute simulated times (ms). */

@@ -12,8 +12,8 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { shared } from '../../support/shared.ts';
-import { createPairSim } from '../../../chassis/ha/pair-sim.ts';
-import type { PairSimReport } from '../../../chassis/ha/pair-sim.ts';
+import { createPairSim } from '../../../chassis/sim/pair-sim.ts';
+import type { PairSimReport } from '../../../chassis/sim/pair-sim.ts';
 import {
   activeChangesAfter, activeSince, alarmActiveAt, alarmClears, alarmRaises, lostAfter, roleAt, rolesAfter, runScript, takeoversAfter,
 } from './scenario-helpers.ts';
@@ -61,7 +61,7 @@ describe('ha.md §5.3 scenarios on lb1/slot3 (A = slot3, B = slot4)', () => {
         expect(b?.complete).toBe(true);
         expect(sim.roleOf('slot4', S)).toBe('standby.hot');
         checked++;
-      }] as [number, (s: import('../../../chassis/ha/pair-sim.ts').PairSim) => void]),
+      }] as [number, (s: import('../../../chassis/sim/pair-sim.ts').PairSim) => void]),
     });
     expect(checked).toBe(4);
     expect(activeChangesAfter(r, S, 1000)).toBe(0);

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { DecodeError } from '../../../board/common/errors.ts';
 import { SeededRandom } from '../../../board/common/random.ts';
 import { SimClock } from '../../../board/common/sim-clock.ts';
-import {
-  IP_UDP_OVERHEAD, SYNC_HEADER_BYTES, SyncReceiver, SyncSender, recordWireBytes, syncCodec,
-} from '../../../chassis/ha/session-sync.ts';
-import type { SessionSink, SessionSource, SyncDatagram, SyncRecord, SyncTiming } from '../../../chassis/ha/session-sync.ts';
+import { IP_UDP_OVERHEAD, SYNC_HEADER_BYTES, recordWireBytes, syncCodec } from '../../../chassis/ha/sync-codec.ts';
+import { SyncReceiver } from '../../../chassis/ha/sync-receiver.ts';
+import { SyncSender } from '../../../chassis/ha/sync-sender.ts';
+import type { SessionSink, SessionSource, SyncDatagram, SyncRecord, SyncTiming } from '../../../chassis/ha/sync-types.ts';
 
 const TIMING: SyncTiming = {
   syncMinAgeMs: 3000, syncBatchMs: 100, syncMtu: 1500, syncFullResyncMs: 240_000, syncResendMs: 200, syncResendQueue: 4096,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CommandError } from '../../../board/common/errors.ts';
-import { formatAction, formatDuration, parseAction, parseDuration } from '../../../chassis/ha/sim-actions.ts';
+import { formatAction, formatDuration, parseAction, parseDuration } from '../../../chassis/sim/sim-actions.ts';
 
 describe('simulation actions (issue 6 action list)', () => {
   it('parses and formats every action form round-trip', () => {

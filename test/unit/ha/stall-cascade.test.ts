@@ -10,13 +10,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../board/common/clock.ts';
 import { SeededRandom } from '../../../board/common/random.ts';
-import { Backplane } from '../../../chassis/ha/backplane.ts';
-import { resolveHaConfig } from '../../../chassis/ha/ha-config.ts';
-import { NodeClock } from '../../../chassis/ha/node-clock.ts';
-import { NodeController } from '../../../chassis/ha/pair-controller.ts';
-import type { RoleChange, ShareRouter } from '../../../chassis/ha/pair-controller.ts';
-import { StallCompensatedClock } from '../../../chassis/ha/stall-clock.ts';
-import { IpmiWatchdog, firmwareWatchdogSettings } from '../../../chassis/ha/watchdog.ts';
+import { Backplane } from '../../../chassis/model/backplane.ts';
+import { resolveHaConfig } from '../../../chassis/config/ha.ts';
+import { NodeClock } from '../../../chassis/sim/node-clock.ts';
+import { NodeController } from '../../../chassis/ha/node-controller.ts';
+import type { RoleChange, ShareRouter } from '../../../chassis/ha/node-ports.ts';
+import { StallCompensatedClock } from '../../../board/common/stall-clock.ts';
+import { IpmiWatchdog, firmwareWatchdogSettings } from '../../../chassis/model/ipmi-watchdog.ts';
 import { LoopClock, MemoryTable } from '../../support/ha-fakes.ts';
 
 describe('StallCompensatedClock: long blocks that read the clock are still stalls', () => {
@@ -110,8 +110,7 @@ function shelf(clock: Clock) {
         shares: shares.map((s) => ({ share: s, peer, home: pair === 'shmc' ? name === a : s.endsWith(`/${name}`) })),
         version: { major: 1, minor: 0 }, cfg, control, data, hardware: clock, backplane: bp, watchdog: wds[name]!, router,
         dataPlane: (s) => tables.get(s)!,
-        sendHeartbeat: (hb) => clock.setTimeout(() => nodes[peer]!.receiveHeartbeat(hb), 0.1),
-        sendSync: (s, d) => clock.setTimeout(() => nodes[peer]!.receiveSync(s, d), 0.1),
+        link: { sendHeartbeat: (hb) => clock.setTimeout(() => nodes[peer]!.receiveHeartbeat(hb), 0.1), sendSync: (s, d) => clock.setTimeout(() => nodes[peer]!.receiveSync(s, d), 0.1) },
         random: new SeededRandom(name.length * 31 + name.charCodeAt(name.length - 1)),
         observer: { roleChanged: (e) => roles.push(e) },
       });

@@ -7,7 +7,7 @@
  * ACKs (B → A) as the control.
  */
 import { describe, expect, it } from 'vitest';
-import type { PairSim } from '../../../chassis/ha/pair-sim.ts';
+import type { PairSim } from '../../../chassis/sim/pair-sim.ts';
 import { alarmRaises, runScript } from './scenario-helpers.ts';
 
 const R = 240_000;

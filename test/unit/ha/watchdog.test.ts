@@ -4,8 +4,8 @@ import { DecodeError } from '../../../board/common/errors.ts';
 import {
   IpmiWatchdog, WatchdogCc, WatchdogCmd, decodeGetWatchdogResponse, decodeSetWatchdog, encodeGetWatchdogResponse,
   encodeSetWatchdog, firmwareWatchdogSettings,
-} from '../../../chassis/ha/watchdog.ts';
-import type { WatchdogEvent, WatchdogSettings } from '../../../chassis/ha/watchdog.ts';
+} from '../../../chassis/model/ipmi-watchdog.ts';
+import type { WatchdogEvent, WatchdogSettings } from '../../../chassis/model/ipmi-watchdog.ts';
 
 // Set Watchdog Timer request bytes (IPMI v2.0 §27.6), annotated per field.
 const SET_SMS_HARDRESET_10S = Uint8Array.of(

@@ -16,7 +16,7 @@ import { readIpmiCapture, toHex } from './support/pcap.ts';
 import { makeTestServer, testControllers, FakeWatchdog, seededBytes } from './support/test-server.ts';
 import { nullLogger } from '../../../board/common/logger.ts';
 import { SimClock } from '../../../board/common/sim-clock.ts';
-import { IpmiWatchdog } from '../../../chassis/ha/watchdog.ts';
+import { IpmiWatchdog } from '../../../chassis/model/ipmi-watchdog.ts';
 import { registerAppCommands } from '../../../chassis/ipmi/commands/app.ts';
 import { registerWatchdogCommands } from '../../../chassis/ipmi/commands/watchdog.ts';
 import { Controller } from '../../../chassis/ipmi/controller.ts';

@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Clock, TimerId } from '../../../board/common/clock.ts';
 import { nullLogger } from '../../../board/common/logger.ts';
-import { resolveHaConfig } from '../../../chassis/ha/ha-config.ts';
+import { resolveHaConfig } from '../../../chassis/config/ha.ts';
 import type { ShmcNode, ToShelf, ToShmc } from '../../../chassis/split/bus-codec.ts';
 import { shmcArgv } from '../../../chassis/split/shmc-flags.ts';
 import { SplitShelf, type BusConnection, type ShmcRegistration } from '../../../chassis/split/split-shelf.ts';

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { nullLogger } from '../../../board/common/logger.ts';
 import { SimClock } from '../../../board/common/sim-clock.ts';
-import { TimeoutAction } from '../../../chassis/ha/watchdog.ts';
+import { TimeoutAction } from '../../../chassis/model/ipmi-watchdog.ts';
 import type { ToShmc } from '../../../chassis/split/bus-codec.ts';
 import type { Shelf } from '../../../chassis/model/shelf.ts';
 import { encodeSelRecord, type SelRecord } from '../../../chassis/sensors/sel.ts';

@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { nullLogger } from '../../../board/common/logger.ts';
 import { SeededRandom } from '../../../board/common/random.ts';
 import { SimClock } from '../../../board/common/sim-clock.ts';
-import { resolveHaConfig } from '../../../chassis/ha/ha-config.ts';
+import { resolveHaConfig } from '../../../chassis/config/ha.ts';
 import type { LanServer } from '../../../chassis/ipmi/lan-server.ts';
 import type { Shelf } from '../../../chassis/model/shelf.ts';
 import { encodeSelRecord, type SelRecord } from '../../../chassis/sensors/sel.ts';

@@ -20,9 +20,11 @@
  * (NodeClock frozen) misses its kicks in HA time and is reset by its watchdog as before.
  *
  * A stall of one node in simulated time is a node fault and is modelled by NodeClock instead.
- * Pure over its base clock (the probe timer runs on it).
+ * Pure over its base clock (the probe timer runs on it). It is a Clock implementation with no HA
+ * type in it, used by every wall-clock layer (the emulator's HA part, the split shelf's hardware,
+ * each `atcasim shmc` process), so it sits at the bottom beside the Clock port and SimClock.
  */
-import type { Clock, TimerId } from '../../board/common/clock.ts';
+import type { Clock, TimerId } from './clock.ts';
 
 interface VTimer {
   due: number;

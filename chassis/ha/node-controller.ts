@@ -1,21 +1,22 @@
 /**
- * The runtime of one node of a redundant pair: it wires, for each share the node is a member of,
- * a pair-member machine actor (pair-machine.ts) with the heartbeat sender/receiver
- * (heartbeat.ts), the backplane lines (backplane.ts), the session sync (session-sync.ts), the
- * board's data plane and the hubs' share router; and, per node, the firmware loop that feeds the
- * IPMI watchdog (watchdog.ts) and the hardware behaviour around resets and power.
+ * The runtime of one node of a redundant pair (the node controller): it wires, for each share the
+ * node is a member of, a pair-member machine actor (pair-machine.ts) with the heartbeat sender and
+ * receiver (heartbeat.ts), the backplane lines (chassis/model/backplane.ts), the session sync
+ * (sync-sender.ts on the owner, sync-receiver.ts on the standby), the board's data plane and the
+ * hubs' share router; and, per node, the firmware loop that feeds the IPMI watchdog
+ * (chassis/model/ipmi-watchdog.ts) and the hardware behaviour around resets and power.
  *
- * Ports it needs (all small, each with an in-memory implementation in pair-sim.ts):
- * - `ShareDataPlane` per share (the processor board's session table: live when owner, standby
- *   table when standby; promote on takeover);
- * - `ShareRouter` (the hub's resilient bucket table: move a share's buckets, blue/green weight);
- * - `sendHeartbeat` / `sendSync` (links to the peer) and `receiveHeartbeat` / `receiveSync`;
- * - `BackplanePort`, an `IpmiWatchdog`, Clocks and a Random.
+ * Its ports (node-ports.ts): `ShareDataPlane` per share (the processor board's session table: live
+ * when owner, standby table when standby; promote on takeover), `ShareRouter` (the hubs' resilient
+ * bucket table), the `PairLink` to its peer (pair-link.ts: heartbeats and sync go out there, the
+ * peer's arrive at `receiveHeartbeat` / `receiveSync`), the `BackplanePort`, an `IpmiWatchdog`,
+ * Clocks and a Random.
  *
  * Clocks: `control` runs the machines, heartbeats and watchdog kicks; `data` runs the sync engine
  * and the data-plane tick; `hardware` times resets. In production all three can be the same
- * (StallCompensatedClock in wall-clock mode); the simulation gives each node NodeClocks so a
- * hang, a GC pause or a stalled control loop (S06) affects only that node.
+ * (StallCompensatedClock in wall-clock mode); the emulator gives each node freezable clocks
+ * (chassis/sim/node-clock.ts) so a hang, a GC pause or a stalled control loop (S06) affects only
+ * that node.
  *
  * Firmware rule (sbd, ha.md §2.4, §5.1): the watchdog is kicked every watchdogKickMs only if the
  * data plane made progress since the last kick; a hung node therefore stops kicking, the watchdog
@@ -23,161 +24,28 @@
  * peer's dual-arbitration rule allow a takeover.
  */
 import { createActor } from 'xstate';
-import type { Actor } from 'xstate';
 import type { Clock, TimerId } from '../../board/common/clock.ts';
 import { CommandError } from '../../board/common/errors.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import { nullLogger } from '../../board/common/logger.ts';
-import type { Random } from '../../board/common/random.ts';
-import type { BackplanePort, LineChange } from './backplane.ts';
-import type { ResolvedHaConfig } from './ha-config.ts';
+import type { LineChange } from '../model/backplane.ts';
+import type { WatchdogEvent } from '../model/ipmi-watchdog.ts';
+import { firmwareWatchdogSettings, TimeoutAction } from '../model/ipmi-watchdog.ts';
 import type { CompatVersion, Heartbeat, WireRole } from './heartbeat.ts';
 import { HeartbeatMonitor } from './heartbeat.ts';
+import { running } from './member.ts';
+import type { Member, MemberActor } from './member.ts';
+import type { MemberStatus, NodeControllerOptions } from './node-ports.ts';
+import type { PairLinkReceiver } from './pair-link.ts';
 import { alarmsOf, pairMemberMachine, roleOf } from './pair-machine.ts';
 import type { ActivationKind, PairAlarm, PairMemberEvent, PairMemberSnapshot } from './pair-machine.ts';
-import { SyncReceiver, SyncSender } from './session-sync.ts';
-import type { SessionSink, SessionSource, SyncDatagram, SyncSenderStats, SyncTiming } from './session-sync.ts';
-import type { IpmiWatchdog, WatchdogEvent } from './watchdog.ts';
-import { firmwareWatchdogSettings, TimeoutAction } from './watchdog.ts';
-
-/** The board's data plane for one share, as the HA layer drives it. */
-export interface ShareDataPlane {
-  /** Live table (read by the sync sender while owner). */
-  readonly source: SessionSource;
-  /** Standby table (written by the sync receiver while standby). */
-  readonly sink: SessionSink;
-  /** Takeover: the standby table becomes live; forwarding starts at data-clock time `forwardFrom`. */
-  promote(forwardFrom: number): void;
-  /** Stops forwarding; the live table becomes the standby table (`keep`) or is dropped. */
-  demote(keep: boolean): void;
-  /** Planned switchover: stop forwarding (new flows wait) until `resume` or `demote`. */
-  hold(): void;
-  resume(): void;
-  /** The node lost its memory (reset, power loss): both tables are gone. */
-  reset(): void;
-}
-
-/** The data plane of a share that carries no sessions (the shelf-manager pair): every hook a no-op. */
-export function emptyShareDataPlane(): ShareDataPlane {
-  return {
-    source: { createdBetween: () => [], all: () => [], drainEnded: () => [] },
-    sink: { upsert: () => {}, remove: () => {}, keys: () => [], clear: () => {} },
-    promote: () => {},
-    demote: () => {},
-    hold: () => {},
-    resume: () => {},
-    reset: () => {},
-  };
-}
-
-/** The hubs' resilient bucket table, per share (board/switch implements it; pair-sim fakes it). */
-export interface ShareRouter {
-  /** Moves all of the share's buckets to `node` (the failover target). */
-  assign(share: string, node: string): void;
-  /**
-   * Blue/green: `share` keeps `percent` (0..100) of its own new flows; the rest go to the pair's other
-   * member (its buddy share). Established flows stay where they are (drain).
-   */
-  shift(share: string, percent: number): void;
-}
-
-/** A role change of one member. */
-export interface RoleChange {
-  at: number;
-  node: string;
-  share: string;
-  from: WireRole;
-  to: WireRole;
-  epoch: number;
-  activation: ActivationKind | null;
-  takeoverNotHot: boolean;
-}
-
-/** Observer port (timeline, SEL, UI). Every method optional. */
-export interface HaObserver {
-  roleChanged?(e: RoleChange): void;
-  alarm?(e: { at: number; node: string; share: string; alarm: PairAlarm | 'SYNC_ACKS_LOST'; raised: boolean }): void;
-  watchdog?(e: { at: number; node: string; event: WatchdogEvent }): void;
-  hardware?(e: { at: number; node: string; what: 'reset' | 'power-on' | 'power-off'; cause: string }): void;
-}
-
-/** Construction options of a NodeController. */
-export interface NodeControllerOptions {
-  node: string;
-  /** Shares this node is a member of: its peer and whether it is the share's home. */
-  shares: ReadonlyArray<{ share: string; peer: string; home: boolean }>;
-  version: CompatVersion;
-  cfg: ResolvedHaConfig;
-  control: Clock;
-  data: Clock;
-  hardware: Clock;
-  backplane: BackplanePort;
-  watchdog: IpmiWatchdog;
-  router: ShareRouter;
-  dataPlane(share: string): ShareDataPlane;
-  sendHeartbeat(hb: Heartbeat): void;
-  sendSync(share: string, d: SyncDatagram): void;
-  random: Random;
-  observer?: HaObserver;
-  /** The node's wall clock for heartbeats (display only); default control.now(). */
-  wallNow?(): number;
-  /** Persisted epochs per share (fencing tokens survive restarts); default 0. */
-  epochs?: Record<string, number>;
-  log?: Logger;
-  /** TEST-ONLY planted bug: drop the interlock guard and ignore a refused ACTIVE claim. */
-  unsafeNoInterlockGuard?: boolean;
-  /** Called when the node's software state is lost (reset, power loss, upgrade reboot), before the
-   * machines hear of it: a simulation discards the node's clocks here (ends a hang or pause). */
-  softwareLost?(): void;
-  /** Called when the payload is powered (power-on, end of a reset or upgrade reboot), before the
-   * machines boot: the software starts fresh, so a simulation ends any hang, pause or control
-   * stall left on the node's clocks here (one applied while it was off or in reset). */
-  softwareBoot?(): void;
-}
-
-/** What a member looks like from outside (UI, reports). */
-export interface MemberStatus {
-  share: string;
-  node: string;
-  role: WireRole;
-  epoch: number;
-  owner: boolean;
-  /** Ms since the peer's last heartbeat (Infinity if never). */
-  heartbeatAgeMs: number;
-  peerRole: WireRole | 'unknown';
-  alarms: PairAlarm[];
-  /** Owner: last sync sequence sent / acknowledged and the resend queue; standby: applied and complete. */
-  sync: { lastSeq: number; ackedSeq: number; resendQueue: number; lagMs: number } | { appliedSeq: number; complete: boolean } | null;
-}
-
-type MemberActor = Actor<typeof pairMemberMachine>;
-
-interface Member {
-  share: string;
-  peer: string;
-  home: boolean;
-  actor: MemberActor;
-  monitor: HeartbeatMonitor;
-  seq: number;
-  role: WireRole;
-  alarms: Set<string>;
-  sender: SyncSender | null;
-  receiver: SyncReceiver | null;
-  handoverOffered: boolean;
-  dp: ShareDataPlane;
-  persistedEpoch: number;
-  stream: number;
-  ackAlarm: boolean;
-  /** The live table was dropped on demotion (split-brain loser) instead of kept as the standby table. */
-  dropped: boolean;
-  /** The actor belongs to an older software version and is replaced at the next power-on. */
-  outdated: boolean;
-  /** The last activation (set before the router moves the share). */
-  activation: { epoch: number; kind: ActivationKind | null; notHot: boolean } | null;
-}
+import { SyncReceiver } from './sync-receiver.ts';
+import { SyncSender } from './sync-sender.ts';
+import { addSyncStats, emptySyncStats } from './sync-types.ts';
+import type { SyncDatagram, SyncSenderStats, SyncTiming } from './sync-types.ts';
 
 /** One node's HA runtime. */
-export class NodeController {
+export class NodeController implements PairLinkReceiver {
   readonly node: string;
   private readonly o: NodeControllerOptions;
   private readonly members = new Map<string, Member>();
@@ -192,7 +60,7 @@ export class NodeController {
   private resetTimer: TimerId | undefined;
   private readonly log: Logger;
   private readonly unsubs: Array<() => void> = [];
-  private readonly retired: SyncSenderStats = emptyStats();
+  private readonly retired: SyncSenderStats = emptySyncStats();
 
   constructor(o: NodeControllerOptions) {
     this.o = o;
@@ -563,7 +431,7 @@ export class NodeController {
       const role = roleOf(s);
       const standby = role === 'standby.ready' || role === 'standby.hot';
       m.seq = (m.seq + 1) >>> 0;
-      this.o.sendHeartbeat({
+      this.o.link.sendHeartbeat({
         share: m.share, node: this.node, incarnation: this.incarnation, seq: m.seq,
         epoch: s.context.epoch, role,
         syncSeq: m.sender ? m.sender.lastSeq : m.receiver ? m.receiver.appliedSeq : 0,
@@ -645,7 +513,7 @@ export class NodeController {
     }
     m.stream = this.o.random.u32() || 1;
     m.sender = new SyncSender({
-      clock: this.o.data, source: m.dp.source, send: (d) => this.o.sendSync(m.share, d), epoch,
+      clock: this.o.data, source: m.dp.source, send: (d) => this.o.link.sendSync(m.share, d), epoch,
       stream: m.stream, schema: this.version.major, timing: this.syncTiming(),
     });
     this.sendHeartbeats();
@@ -661,15 +529,15 @@ export class NodeController {
   private retireSender(m: Member): void {
     if (!m.sender) return;
     m.sender.stop();
-    addStats(this.retired, m.sender.stats);
+    addSyncStats(this.retired, m.sender.stats);
     m.sender = null;
   }
 
   /** Sync counters of every sender this node ran (retired ones and the current ones). */
   syncStats(): SyncSenderStats {
-    const t = emptyStats();
-    addStats(t, this.retired);
-    for (const m of this.members.values()) if (m.sender) addStats(t, m.sender.stats);
+    const t = emptySyncStats();
+    addSyncStats(t, this.retired);
+    for (const m of this.members.values()) if (m.sender) addSyncStats(t, m.sender.stats);
     return t;
   }
 
@@ -684,7 +552,7 @@ export class NodeController {
     if (m.receiver) return;
     m.receiver = new SyncReceiver({
       clock: this.o.data, sink: m.dp.sink, schema: this.version.major, timing: this.syncTiming(),
-      reply: (d) => this.o.sendSync(m.share, d),
+      reply: (d) => this.o.link.sendSync(m.share, d),
       onBulkDone: () => this.post(m, { type: 'sync.bulkDone' }),
       onStale: () => this.post(m, { type: 'sync.stale' }),
     });
@@ -737,20 +605,4 @@ export class NodeController {
     if (this.resetTimer !== undefined) this.o.hardware.clearTimeout(this.resetTimer);
     this.resetTimer = undefined;
   }
-}
-
-function emptyStats(): SyncSenderStats {
-  return {
-    datagrams: 0, bytes: 0, incrementalRecords: 0, incrementalSessions: 0, bulkRecords: 0, bulkSessions: 0, finalRecords: 0,
-    finalSessions: 0, deletes: 0, retransmits: 0, queueOverflows: 0, bulks: 0, fullResyncs: 0, filteredRecords: 0, filteredSessions: 0,
-  };
-}
-
-function addStats(into: SyncSenderStats, s: SyncSenderStats): void {
-  for (const k of Object.keys(into) as Array<keyof SyncSenderStats>) into[k] += s[k];
-}
-
-/** The member's actor exists and has not been stopped (an upgrade stops it until the next boot). */
-function running(m: Member): boolean {
-  return m.actor !== undefined && m.actor.getSnapshot().status === 'active';
 }

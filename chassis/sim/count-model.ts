@@ -1,37 +1,22 @@
 /**
- * Deterministic simulation of redundant pairs in simulated time with sessions as counts with
- * ages: the engine under `atcasim chaos` and the `sessions: model` mode of `atcasim scenario`
- * (issue 6), after corosync-vqsim's pattern (in-process, scripted, an oracle after every step;
- * ha.md §2.5).
- *
- * The pairs, nodes, clocks, links, faults and the invariant audit are the HA fabric's
- * (ha-fabric.ts, shared with the emulator's HA part). This file adds the count model of the data
- * plane: sessions as cohorts (created by a generator of new flows per second with a log-normal
- * duration distribution), held in per-node share tables that the sync engine copies to the
- * standby, a fake share router (who receives each share's new flows), and the loss accounting of
- * each takeover (the ha.md §5.5 oracle, applied by the fabric).
- *
- * API: `const sim = createPairSim({ seed, ha, pairs, traffic })`, `sim.apply(action, atMs)`,
- * `sim.run(untilMs)`, `sim.report()`. The same seed gives the same report.
+ * The count model of the data plane under the HA simulation (pair-sim.ts): sessions as cohorts
+ * (created by a generator of new flows per second with a log-normal duration distribution), held
+ * in per-node share tables that the sync engine copies to the standby, a fake share router (who
+ * receives each share's new flows: the fabric's router target), and what each move of a share
+ * lost (`moved`, for the takeover ledger's ha.md §5.5 oracle). Randomness: SeededRandom per pair
+ * from the seed. Pure.
  */
 import { SeededRandom } from '../../board/common/random.ts';
 import type { Random } from '../../board/common/random.ts';
-import { SimClock } from '../../board/common/sim-clock.ts';
-import type { Backplane } from './backplane.ts';
-import type { HaConfig, PairConfig, ResolvedHaConfig } from './ha-config.ts';
-import { resolveHaConfig } from './ha-config.ts';
-import { HaFabric, seedHash } from './ha-fabric.ts';
-import type { HaDataModel, MoveFacts, NodeDataEvent, ShareSummary, TakeoverReport, TimelineEntry } from './ha-fabric.ts';
-import type { WireRole } from './heartbeat.ts';
-import type { LostItem } from './oracle.ts';
-import type { NodeController, ShareDataPlane } from './pair-controller.ts';
-import { recordWireBytes, IP_UDP_OVERHEAD, SYNC_HEADER_BYTES } from './session-sync.ts';
-import type { SessionSink, SessionSource, SyncRecord } from './session-sync.ts';
-import type { SimAction } from './sim-actions.ts';
-import type { IpmiWatchdog } from './watchdog.ts';
+import type { PairConfig, ResolvedHaConfig } from '../config/ha.ts';
+import { seedHash } from '../ha/ha-fabric.ts';
+import type { HaDataModel, HaFabric, LostItem, MoveFacts, NodeDataEvent } from '../ha/ha-fabric.ts';
+import type { ShareDataPlane } from '../ha/node-ports.ts';
+import { IP_UDP_OVERHEAD, recordWireBytes, SYNC_HEADER_BYTES } from '../ha/sync-codec.ts';
+import type { SessionSink, SessionSource, SyncRecord } from '../ha/sync-types.ts';
+import type { HaSimulator } from './ha-simulator.ts';
 
-export type { TakeoverReport, TimelineEntry } from './ha-fabric.ts';
-
+/** The count model's traffic: new sessions per share and their log-normal durations. */
 export interface TrafficConfig {
   /** New sessions per second per share, default 200. */
   flowsPerSec: number;
@@ -54,74 +39,6 @@ export const DEFAULT_TRAFFIC: Readonly<TrafficConfig> = {
   flowsPerSec: 200, durationMedianMs: 5000, durationMaxMs: 120_000, durationSigma: 1.2, recordBytes: 64, tickMs: 50, classes: 16,
 };
 
-/** Options of createPairSim. */
-export interface PairSimOptions {
-  /** Seed of every random choice (jitter, loss, incarnations, stream ids, traffic). */
-  seed: number;
-  ha?: Partial<HaConfig>;
-  /** Default: shmc (shmc-a, shmc-b) and lb1 (slot3, slot4). */
-  pairs?: PairConfig[];
-  /** Session model for processor shares; false = no sessions. */
-  traffic?: Partial<TrafficConfig> | false;
-  /** One-way link latency, default 0.1 ms. */
-  linkLatencyMs?: number;
-  /** Software version every node starts with, default '1.0'. */
-  version?: string;
-  /** Starting conditions. */
-  initial?: {
-    /** Nodes not powered at t = 0 (power them with `power-on`). */
-    poweredOff?: string[];
-    /** Links cut at t = 0, written 'heartbeat PAIR' or 'sync PAIR'. */
-    cut?: string[];
-    /** Interlock state at t = 0 (default on). */
-    interlock?: boolean;
-  };
-  /** Encode/decode every heartbeat and sync datagram through the wire codecs (slower), default false. */
-  wire?: boolean;
-  /** TEST-ONLY planted bug: firmware ignores the interlock (guard (c) dropped, refused claims unchecked). */
-  unsafeNoInterlockGuard?: boolean;
-}
-
-/** One entry of the timeline (times in simulated ms). */
-
-export interface PairSimReport {
-  seed: number;
-  durationMs: number;
-  config: { heartbeatMs: number; missedHeartbeats: number; watchdogTimeoutMs: number; syncMinAgeMs: number; syncBatchMs: number };
-  timeline: TimelineEntry[];
-  shares: Record<string, ShareSummary>;
-  takeovers: TakeoverReport[];
-  sessions: {
-    created: number;
-    ended: number;
-    live: number;
-    lost: number;
-    lostProtected: number;
-    lostEstablished: number;
-    lostByAge: Record<string, number>;
-    maxLostAgeMs: number;
-    /** New flows that found no forwarding owner (outage windows). */
-    refusedFlows: number;
-  };
-  sync: {
-    datagrams: number;
-    bytes: number;
-    incrementalSessions: number;
-    bulkSessions: number;
-    finalSessions: number;
-    deletes: number;
-    retransmits: number;
-    /** Sessions that ended before they were old enough to sync. */
-    filteredSessions: number;
-    /** 1 − incrementally synced sessions / sessions created: the reduction from the age filter. */
-    ageFilterReduction: number;
-  };
-  doubleActive: { episodes: number; totalMs: number };
-  alarms: Record<string, number>;
-  invariants: { checks: number; violations: Array<{ t: number; invariant: string; detail: string }> };
-}
-
-
 // ------------------------------------------------------------------------------------------------
 // Session model
 
@@ -136,7 +53,8 @@ interface Cohort {
   rec?: SyncRecord;
 }
 
-class Ledger {
+/** The live cohorts of one share, with a heap of their end times. */
+class SessionLedger {
   readonly alive = new Map<string, Cohort>();
   private heap: Cohort[] = [];
   private nextId = 0;
@@ -215,7 +133,7 @@ class ShareTable implements ShareDataPlane {
 
   constructor(
     private readonly node: string,
-    private readonly ledger: Ledger | null,
+    private readonly ledger: SessionLedger | null,
     private readonly recordBytes: number,
     private readonly now: () => number,
     private readonly watermark: () => number,
@@ -358,12 +276,13 @@ class ShareTable implements ShareDataPlane {
 // ------------------------------------------------------------------------------------------------
 // The count model as the fabric's data model
 
-class CountModel implements HaDataModel {
+/** The count model as the fabric's data model (see the module header). */
+export class CountModel implements HaDataModel {
   private fabric!: HaFabric;
   /** node → share → table. */
   private readonly tables = new Map<string, Map<string, ShareTable>>();
   /** share → ledger (processor shares with traffic). */
-  readonly ledgers = new Map<string, Ledger>();
+  readonly ledgers = new Map<string, SessionLedger>();
   /** Fraction of its own nominal new flows each share keeps (blue/green shift); the rest go to the buddy share. */
   private readonly fraction = new Map<string, number>();
   private readonly carry = new Map<string, number>();
@@ -373,11 +292,19 @@ class CountModel implements HaDataModel {
   private readonly maxCohortSessions: number;
   private readonly classDurations: number[];
 
+  /**
+   * @param seed    seed of the traffic draws
+   * @param traffic the traffic model (null: no sessions)
+   * @param cfg     the HA timing (the sync MTU bounds a cohort's size)
+   * @param pairs   the shelf's pairs
+   * @param sim     the simulator (data-path state of the nodes, the audit after each tick)
+   */
   constructor(
     private readonly seed: number,
     private readonly traffic: TrafficConfig | null,
     cfg: ResolvedHaConfig,
     private readonly pairs: readonly PairConfig[],
+    private readonly sim: HaSimulator,
   ) {
     const maxPayload = cfg.syncMtu - IP_UDP_OVERHEAD - SYNC_HEADER_BYTES;
     const rb = traffic?.recordBytes ?? 64;
@@ -392,7 +319,7 @@ class CountModel implements HaDataModel {
   dataPlane(node: string, share: string): ShareDataPlane {
     const pair = this.fabric.pairOf(share);
     if (!this.fraction.has(share)) {
-      if (pair.cfg.kind === 'processor' && this.traffic) this.ledgers.set(share, new Ledger(share));
+      if (pair.cfg.kind === 'processor' && this.traffic) this.ledgers.set(share, new SessionLedger(share));
       this.fraction.set(share, 1);
       this.carry.set(share, 0);
     }
@@ -460,6 +387,27 @@ class CountModel implements HaDataModel {
     }
   }
 
+  /** Live sessions of a share (the model's ground truth). */
+  liveSessions(share: string): number {
+    const l = this.ledgers.get(share);
+    let n = 0;
+    if (l) for (const c of l.alive.values()) n += c.sessions;
+    return n;
+  }
+
+  /** Sessions created and ended so far, and alive now, over every share. */
+  totals(): { created: number; ended: number; live: number } {
+    let created = 0;
+    let ended = 0;
+    let live = 0;
+    for (const l of this.ledgers.values()) {
+      created += l.created;
+      ended += l.ended;
+      for (const c of l.alive.values()) live += c.sessions;
+    }
+    return { created, ended, live };
+  }
+
   /** Starts the generator of new flows. */
   genLoop(): void {
     const t = this.traffic!;
@@ -471,7 +419,7 @@ class CountModel implements HaDataModel {
         const shares = this.fabric.sharesOf(pair.name);
         for (const share of shares) this.genShare(pair, shares, share, now, t);
       }
-      this.fabric.audit();
+      this.sim.audit();
       clock.setTimeout(tick, t.tickMs);
     };
     clock.setTimeout(tick, t.tickMs);
@@ -497,7 +445,7 @@ class CountModel implements HaDataModel {
     if (n === 0) return;
     const target = this.fabric.routerTarget(share);
     const table = target ? this.table(target, share) : undefined;
-    if (!target || !table || !this.fabric.dataRunning(target) || !table.forwarding(now)) {
+    if (!target || !table || !this.sim.dataRunning(target) || !table.forwarding(now)) {
       this.refused += n;
       return;
     }
@@ -518,162 +466,6 @@ class CountModel implements HaDataModel {
       }
     }
   }
-}
-
-/** The simulation. Create with `createPairSim`. */
-export class PairSim {
-  readonly clock = new SimClock();
-  readonly cfg: ResolvedHaConfig;
-  private readonly fabric: HaFabric;
-  private readonly model: CountModel;
-
-  constructor(readonly options: PairSimOptions) {
-    this.cfg = resolveHaConfig(options.ha ?? {});
-    const traffic = options.traffic === false ? null : { ...DEFAULT_TRAFFIC, ...(options.traffic ?? {}) };
-    const pairs = options.pairs ?? [
-      { name: 'shmc', kind: 'shmc', members: ['shmc-a', 'shmc-b'] },
-      { name: 'lb1', kind: 'processor', members: ['slot3', 'slot4'] },
-    ];
-    this.model = new CountModel(options.seed, traffic, this.cfg, pairs);
-    this.fabric = new HaFabric({
-      seed: options.seed, cfg: this.cfg, pairs, clock: this.clock, model: this.model,
-      ...(options.linkLatencyMs !== undefined ? { linkLatencyMs: options.linkLatencyMs } : {}),
-      ...(options.version !== undefined ? { version: options.version } : {}),
-      wire: options.wire === true,
-      unsafeNoInterlockGuard: options.unsafeNoInterlockGuard === true,
-    });
-    this.fabric.start(options.initial ?? {});
-    if (traffic) this.model.genLoop();
-  }
-
-  // ---------------------------------------------------------------- public API
-
-  /** Current simulated time, ms. */
-  now(): number {
-    return this.clock.now();
-  }
-
-  /**
-   * Schedules an action at absolute simulated time `atMs` (default now). Names are checked now.
-   * @throws CommandError('bad_action' | 'bad_duration' | 'unknown_node' | 'unknown_pair') for
-   *   unparsable text, unknown nodes or pairs, or a time in the past. Refusals at run time (e.g. a
-   *   switchover to a standby that is not hot) are recorded in the timeline, not thrown.
-   */
-  apply(action: SimAction | string, atMs: number = this.clock.now()): SimAction {
-    return this.fabric.apply(action, atMs);
-  }
-
-  /** Runs simulated time up to `untilMs`. */
-  run(untilMs: number): void {
-    this.clock.runUntil(untilMs);
-  }
-
-  /** The fabric (nodes, pairs, invariants) under the simulation. */
-  get ha(): HaFabric {
-    return this.fabric;
-  }
-
-  /** Role of `node` for `share` ('failed' when unknown). */
-  roleOf(node: string, share?: string): WireRole {
-    return this.fabric.roleOf(node, share);
-  }
-
-  /** The node that owns `share` now (role active), or null. With two owners, the first found. */
-  ownerOf(share: string): string | null {
-    return this.fabric.ownerOf(share);
-  }
-
-  /** Epoch of a member. */
-  epochOf(node: string, share?: string): number {
-    return this.fabric.epochOf(node, share);
-  }
-
-  /** The controller of a node (for inspection). */
-  controller(node: string): NodeController {
-    return this.fabric.controller(node);
-  }
-
-  /** The IPMI watchdog of a node. */
-  watchdog(node: string): IpmiWatchdog {
-    return this.fabric.watchdog(node);
-  }
-
-  /** The backplane of a pair (name or share). */
-  backplane(pair: string): Backplane {
-    return this.fabric.backplane(pair);
-  }
-
-  /** Shares of a pair (name or share). */
-  sharesOf(pair: string): string[] {
-    return this.fabric.sharesOf(pair);
-  }
-
-  /** Live sessions of a share (the model's ground truth). */
-  liveSessions(share: string): number {
-    this.fabric.sharesOf(share);
-    const l = this.model.ledgers.get(share);
-    let n = 0;
-    if (l) for (const c of l.alive.values()) n += c.sessions;
-    return n;
-  }
-
-  /** The timeline so far (live array; copy before mutating). */
-  get events(): readonly TimelineEntry[] {
-    return this.fabric.events;
-  }
-
-  /** The report (JSON-safe). */
-  report(): PairSimReport {
-    const now = this.clock.now();
-    const parts = this.fabric.reportParts();
-    let created = 0;
-    let ended = 0;
-    let live = 0;
-    for (const l of this.model.ledgers.values()) {
-      created += l.created;
-      ended += l.ended;
-      for (const c of l.alive.values()) live += c.sessions;
-    }
-    const s = parts.sync;
-    const sync = {
-      datagrams: s.datagrams, bytes: s.bytes, incrementalSessions: s.incrementalSessions, bulkSessions: s.bulkSessions,
-      finalSessions: s.finalSessions, deletes: s.deletes, retransmits: s.retransmits, filteredSessions: s.filteredSessions,
-    };
-    return {
-      seed: this.options.seed,
-      durationMs: now,
-      config: {
-        heartbeatMs: this.cfg.heartbeatMs, missedHeartbeats: this.cfg.missedHeartbeats, watchdogTimeoutMs: this.cfg.watchdogTimeoutMs,
-        syncMinAgeMs: this.cfg.syncMinAgeMs, syncBatchMs: this.cfg.syncBatchMs,
-      },
-      timeline: parts.timeline,
-      shares: parts.shares,
-      takeovers: parts.takeovers,
-      sessions: {
-        created, ended, live, lost: parts.lost.lost, lostProtected: parts.lost.lostProtected,
-        lostEstablished: parts.lost.lostEstablished, lostByAge: parts.lost.byAge,
-        maxLostAgeMs: parts.lost.maxLostAgeMs, refusedFlows: this.model.refused,
-      },
-      sync: { ...sync, ageFilterReduction: created > 0 ? 1 - sync.incrementalSessions / created : 0 },
-      doubleActive: parts.doubleActive,
-      alarms: parts.alarms,
-      invariants: parts.invariants,
-    };
-  }
-
-  /** Stops every actor (end of a run; the sim cannot run afterwards). */
-  dispose(): void {
-    this.fabric.dispose();
-  }
-}
-
-/**
- * Creates a simulation: pairs powered (unless `initial.poweredOff`) at t = 0; nothing runs until `run`.
- * @throws CommandError('bad_pair' | 'bad_action') on an invalid pair list or initial block;
- *   RangeError from resolveHaConfig on invalid timings.
- */
-export function createPairSim(options: PairSimOptions): PairSim {
-  return new PairSim(options);
 }
 
 /** Durations of the traffic model's classes: log-normal quantiles at (k + 0.5) / K, clipped to [100 ms, max]. */

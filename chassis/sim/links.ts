@@ -1,19 +1,26 @@
 /**
- * An in-process link between the two members of a pair (heartbeat or session sync), with the
- * faults issue 6's scenarios inject: cut (both ways or one way A->B), added delay, random jitter,
- * flapping (alternately down and up every PERIOD, starting down), random loss in percent.
+ * The simulated links between the two members of a pair: the `PairLinks` port of the node
+ * controllers (chassis/ha/pair-link.ts) in simulated time, with the faults the scenarios inject.
  *
- * Transport-agnostic use: a sender calls `send(from, to, deliver)`; the link decides whether the
- * datagram is lost and, if not, calls `deliver` after the one-way latency on its Clock. The split
- * processes of issue 7 replace this with UDP and a fault switch of their own; the controllers do
- * not care (they see `sendHeartbeat` / `sendSync` and `receive…`).
+ * `FaultyLink` is one link (heartbeat or session sync) with its faults: cut (both ways or one way
+ * A->B), added delay, random jitter, flapping (alternately down and up every PERIOD, starting
+ * down), random loss in percent. A sender calls `send(from, to, deliver)`; the link decides
+ * whether the datagram is lost and, if not, calls `deliver` after the one-way latency on its Clock.
  *
- * Time: the Clock given (simulated or wall). Randomness: the Random given (loss, jitter), so a
- * seeded run is deterministic. No I/O.
+ * `SimPairLinks` puts a pair's heartbeats on one FaultyLink and its sync datagrams on another and
+ * delivers them straight to the peer's controller (`receiveHeartbeat` / `receiveSync`); with `wire`
+ * every datagram goes through the codecs on the way. The live shelf and the split shelf use UDP
+ * instead (chassis/io/udp-pair-link.ts); the controllers do not see the difference.
+ *
+ * Time: the Clock given (simulated). Randomness: the Random given (loss, jitter), so a seeded run is
+ * deterministic. No I/O.
  */
 import type { Clock } from '../../board/common/clock.ts';
 import { CommandError } from '../../board/common/errors.ts';
 import type { Random } from '../../board/common/random.ts';
+import { heartbeatCodec } from '../ha/heartbeat.ts';
+import type { PairLink, PairLinkReceiver, PairLinks } from '../ha/pair-link.ts';
+import { syncCodec } from '../ha/sync-codec.ts';
 
 /** Which link of a pair. */
 export type LinkKind = 'heartbeat' | 'sync';
@@ -104,5 +111,50 @@ export class FaultyLink {
     }
     const delay = this.latencyMs + d.delayMs + (d.jitterMs > 0 ? this.random.next() * d.jitterMs : 0);
     this.clock.setTimeout(deliver, delay);
+  }
+}
+
+/**
+ * A pair's simulated links: heartbeats on `heartbeat`, session sync on `sync`, each delivered to
+ * the peer's receiver after the link's latency (or dropped by its faults).
+ */
+export class SimPairLinks implements PairLinks {
+  private readonly rx = new Map<string, PairLinkReceiver>();
+  private readonly ends = new Map<string, PairLink>();
+
+  /**
+   * @param heartbeat the pair's heartbeat link
+   * @param sync      the pair's sync link (same two nodes)
+   * @param wire      encode and decode every datagram through the codecs (slower; tests the wire)
+   */
+  constructor(readonly heartbeat: FaultyLink, readonly sync: FaultyLink, private readonly wire = false) {}
+
+  /** Both links, by name. */
+  get byName(): Record<LinkKind, FaultyLink> {
+    return { heartbeat: this.heartbeat, sync: this.sync };
+  }
+
+  endpoint(node: string): PairLink {
+    const [a, b] = this.heartbeat.nodes;
+    if (node !== a && node !== b) throw new CommandError('unknown_node', `${node} is not on the links of ${a} and ${b}`);
+    let end = this.ends.get(node);
+    if (end) return end;
+    const to = node === a ? b : a;
+    end = {
+      sendHeartbeat: (hb) => {
+        const payload = this.wire ? heartbeatCodec.encode(hb) : null;
+        this.heartbeat.send(node, to, () => this.rx.get(to)!.receiveHeartbeat(payload ? heartbeatCodec.decode(payload).value : hb));
+      },
+      sendSync: (share, d) => {
+        const payload = this.wire ? syncCodec.encode(d) : null;
+        this.sync.send(node, to, () => this.rx.get(to)!.receiveSync(share, payload ? syncCodec.decode(payload).value : d));
+      },
+    };
+    this.ends.set(node, end);
+    return end;
+  }
+
+  connect(node: string, rx: PairLinkReceiver): void {
+    this.rx.set(node, rx);
   }
 }

@@ -24,7 +24,6 @@
  */
 import type { Clock, TimerId } from '../../board/common/clock.ts';
 import { DecodeError } from '../../board/common/errors.ts';
-import type { WatchdogSettings, WatchdogState } from '../ipmi/watchdog-port.ts';
 
 /** Timer use values (IPMI v2.0 §27.6, byte 1 b2:0). 0, 6 and 7 are reserved. */
 export const TimerUse = { biosFrb2: 1, biosPost: 2, osLoad: 3, smsOs: 4, oem: 5 } as const;
@@ -45,11 +44,47 @@ export const WatchdogCc = {
 export const WatchdogCmd = { reset: 0x22, set: 0x24, get: 0x25 } as const;
 
 /**
- * Decoded Set Watchdog Timer request (IPMI v2.0 Table 27-2): the type of the IPMI command port
- * (chassis/ipmi/watchdog-port.ts), which this class implements.
+ * Decoded Set Watchdog Timer request (IPMI v2.0 Table 27-2), as the IPMI command port
+ * (chassis/ipmi/watchdog-port.ts) hands it to the device.
  */
-export type { WatchdogSettings };
-/** Get Watchdog Timer response fields (IPMI v2.0 Table 27-4): the IPMI port's `WatchdogState`. */
+export interface WatchdogSettings {
+  /** Timer use 1..5: 1 BIOS FRB2, 2 BIOS/POST, 3 OS load, 4 SMS/OS, 5 OEM. */
+  use: number;
+  /** Byte 1 b7: do not log the expiration in the SEL. */
+  dontLog: boolean;
+  /** Byte 1 b6: do not stop a running timer on Set. */
+  dontStop: boolean;
+  /** Byte 2 b6:4: 0 none, 1 SMI, 2 NMI/diagnostic interrupt, 3 messaging interrupt. */
+  pretimeoutInterrupt: number;
+  /** Byte 2 b2:0: 0 no action, 1 hard reset, 2 power down, 3 power cycle. */
+  timeoutAction: number;
+  /** Pre-timeout interval, seconds (0..255). */
+  pretimeoutSec: number;
+  /** Byte 4: timer use expiration flags to clear (bit n = timer use n). */
+  clearFlags: number;
+  /** Initial countdown, 100 ms units (0..65535). */
+  countdown: number;
+}
+
+/** Watchdog state as Get Watchdog Timer reports it (IPMI v2.0 Table 27-4). */
+export interface WatchdogState {
+  /** Timer use 0..5 (0 before the first Set). */
+  use: number;
+  dontLog: boolean;
+  /** True while the timer counts down. */
+  running: boolean;
+  pretimeoutInterrupt: number;
+  timeoutAction: number;
+  pretimeoutSec: number;
+  /** Timer use expiration flags (bit n = timer use n expired). */
+  expirationFlags: number;
+  /** Initial countdown, 100 ms units. */
+  countdown: number;
+  /** Present countdown, 100 ms units. */
+  present: number;
+}
+
+/** Get Watchdog Timer response fields (IPMI v2.0 Table 27-4). */
 export type WatchdogStatus = WatchdogState;
 
 /** What a pre-timeout or an expiry reports to its listeners. */

@@ -1,6 +1,7 @@
 /**
- * HA hook: the hubs' resilient bucket table as the HA layer's ShareRouter
- * (chassis/ha/pair-controller.ts). A share is written `PAIR/HOME` (issue 6: `lb1/slot3` is the
+ * The hubs' resilient bucket table (the data plane's EcmpGroup) as the HA layer's ShareRouter port
+ * (chassis/ha/node-ports.ts). It lives in the composition layer because it joins two siblings that
+ * never import each other (chassis/dataplane and chassis/ha). A share is written `PAIR/HOME` (issue 6: `lb1/slot3` is the
  * share whose home is slot3); its buckets are the ECMP group's home buckets of that board's hub
  * port (port N leads to slot N, chassis/config `ecmpMembers`).
  * - `assign(share, node)`: every bucket of the share is owned by `node` (EcmpGroup.moveShare);
@@ -13,8 +14,8 @@
  * the group's own CommandErrors (e.g. 'not_resilient' on a modulo shelf).
  */
 import { CommandError } from '../../board/common/errors.ts';
-import type { ShareRouter } from '../ha/pair-controller.ts';
-import type { PairConfig } from '../ha/ha-config.ts';
+import type { ShareRouter } from '../ha/node-ports.ts';
+import type { PairConfig } from '../config/ha.ts';
 import type { EcmpGroup } from '../../board/switch/ecmp-group.ts';
 
 /** Logical slot of a board name `slotN`, or -1. */

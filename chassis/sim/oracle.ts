@@ -11,6 +11,7 @@
  * edge t_f − T_s − B; so protected(s) ⇔ created(s) ≤ min(t_f − T_s − B, W). For a hang the owner's
  * sender stops at t_f, so W is what the peer acknowledged before the reset (issue 6). Pure.
  */
+import type { LostItem } from '../ha/ha-fabric.ts';
 
 /** Inputs of the oracle for one takeover. */
 export interface OracleInput {
@@ -37,12 +38,6 @@ export function syncLagMs(i: OracleInput): number {
   if (i.planned) return 0;
   const edge = i.tf - i.syncMinAgeMs - i.syncBatchMs;
   return i.watermark >= edge ? 0 : edge - i.watermark;
-}
-
-/** A lost group of sessions (one record of the count model, or one session). */
-export interface LostItem {
-  createdAt: number;
-  sessions: number;
 }
 
 /** Loss summary of one takeover. */
