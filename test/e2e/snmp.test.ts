@@ -17,57 +17,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../chassis/cli/split-setup.ts';
 import { parseShelfConfig } from '../../chassis/config/shelf-config.ts';
-import { readDefaultShelfYaml } from '../../chassis/io/data-dir.ts';
-import { engineIdOf } from '../../chassis/snmp/engine-id.ts';
 import { startHeadless, TEST_ADMIN, type HeadlessEmulator } from '../support/headless.ts';
 import { runClient } from '../support/ipmi-golden.ts';
-import { haveSnmpTools, parseVars, snmp, startTrapd, tableRows, type TrapReceiver } from '../support/snmp.ts';
+import { elist, haveSnmpTools, parseVars, snmp, snmpShelfYaml, SNMP_TEST_COMMUNITY as COMMUNITY, startTrapd, tableRows, trapdConf, type TrapReceiver } from '../support/snmp.ts';
 
-const COMMUNITY = 'atcasim-ro-community';
 const OPS = ['-v3', '-l', 'authPriv', '-u', 'ops', '-a', 'SHA', '-A', 'ops-auth-pass-1', '-x', 'AES', '-X', 'ops-priv-pass-1'];
 const VIEWER = ['-v3', '-l', 'authNoPriv', '-u', 'viewer', '-a', 'MD5', '-A', 'viewer-auth-1'];
 const ENT = '1.3.6.1.2.1.47.1.1.1.1';
 const SENSOR = '1.3.6.1.2.1.99.1.1.1';
 const FRU = '1.3.6.1.4.1.32473.1.1.1';
-
-/** The default shelf with a non-round reading or two and an snmp section sending to `trapPort`. */
-export function snmpShelfYaml(trapPort: number): string {
-  return (
-    readDefaultShelfYaml()
-      .replace('{ name: Node3 12V, type: voltage, nominal: 12.0,', '{ name: Node3 12V, type: voltage, nominal: 11.7,')
-      .replace('{ name: Hub2 3.3V, type: voltage, nominal: 3.3,', '{ name: Hub2 3.3V, type: voltage, nominal: 3.22,') +
-    [
-      'snmp:',
-      `  communities: [${COMMUNITY}]`,
-      '  users:',
-      '    - { name: ops, auth: sha, auth_key: ops-auth-pass-1, priv: aes, priv_key: ops-priv-pass-1 }',
-      '    - { name: viewer, auth: md5, auth_key: viewer-auth-1 }',
-      '  notify:',
-      `    - { host: 127.0.0.1, port: ${trapPort}, version: v2c, community: traps-community }`,
-      `    - { host: 127.0.0.1, port: ${trapPort}, version: v3, user: ops }`,
-      '  location: test bench',
-      '',
-    ].join('\n')
-  );
-}
-
-/** snmptrapd.conf accepting the shelf's v2c community and its v3 user under the shelf's engine ID. */
-export function trapdConf(yaml: string): string {
-  const engineId = engineIdOf(parseShelfConfig(yaml, 'shelf.yaml'));
-  return `authCommunity log traps-community\ncreateUser -e 0x${engineId} ops SHA ops-auth-pass-1 AES ops-priv-pass-1\nauthUser log ops priv\n`;
-}
-
-/** `ipmitool sdr elist` as name → reading (a number, or the M-state of a hot-swap sensor); ShMC sensors appear under 20h and each ShMC. */
-export function elist(stdout: string): Array<{ name: string; reading: number }> {
-  const out: Array<{ name: string; reading: number }> = [];
-  for (const line of stdout.trim().split('\n')) {
-    const f = line.split('|').map((x) => x.trim());
-    if (f.length < 5) continue;
-    const m = /Transition to M(\d)/.exec(f[4]!) ?? /^(-?\d+(?:\.\d+)?) /.exec(f[4]!);
-    if (m) out.push({ name: f[0]!, reading: Number(m[1]) });
-  }
-  return out;
-}
 
 const tools = await haveSnmpTools();
 const SKIP = !tools;

@@ -9,6 +9,13 @@ import { createSocket } from 'node:dgram';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseShelfConfig } from '../../chassis/config/shelf-config.ts';
+import { readDefaultShelfYaml } from '../../chassis/io/data-dir.ts';
+import { engineIdOf } from '../../chassis/snmp/engine-id.ts';
+
+/** The v2c community of the SNMP tests' shelf (snmpShelfYaml). */
+export const SNMP_TEST_COMMUNITY = 'atcasim-ro-community';
+const COMMUNITY = SNMP_TEST_COMMUNITY;
 
 const persist = mkdtempSync(join(tmpdir(), 'atcasim-snmp-persist-'));
 const env = { ...process.env, SNMP_PERSISTENT_DIR: persist, LC_ALL: 'C', MIBS: '', MIBDIRS: '' };
@@ -124,3 +131,43 @@ export async function captureRequests(tool: string, args: string[], oids: string
   s.close();
   return got;
 }
+
+/** The default shelf with a non-round reading or two and an snmp section sending to `trapPort`. */
+export function snmpShelfYaml(trapPort: number): string {
+  return (
+    readDefaultShelfYaml()
+      .replace('{ name: Node3 12V, type: voltage, nominal: 12.0,', '{ name: Node3 12V, type: voltage, nominal: 11.7,')
+      .replace('{ name: Hub2 3.3V, type: voltage, nominal: 3.3,', '{ name: Hub2 3.3V, type: voltage, nominal: 3.22,') +
+    [
+      'snmp:',
+      `  communities: [${COMMUNITY}]`,
+      '  users:',
+      '    - { name: ops, auth: sha, auth_key: ops-auth-pass-1, priv: aes, priv_key: ops-priv-pass-1 }',
+      '    - { name: viewer, auth: md5, auth_key: viewer-auth-1 }',
+      '  notify:',
+      `    - { host: 127.0.0.1, port: ${trapPort}, version: v2c, community: traps-community }`,
+      `    - { host: 127.0.0.1, port: ${trapPort}, version: v3, user: ops }`,
+      '  location: test bench',
+      '',
+    ].join('\n')
+  );
+}
+
+/** snmptrapd.conf accepting the shelf's v2c community and its v3 user under the shelf's engine ID. */
+export function trapdConf(yaml: string): string {
+  const engineId = engineIdOf(parseShelfConfig(yaml, 'shelf.yaml'));
+  return `authCommunity log traps-community\ncreateUser -e 0x${engineId} ops SHA ops-auth-pass-1 AES ops-priv-pass-1\nauthUser log ops priv\n`;
+}
+
+/** `ipmitool sdr elist` as name → reading (a number, or the M-state of a hot-swap sensor); ShMC sensors appear under 20h and each ShMC. */
+export function elist(stdout: string): Array<{ name: string; reading: number }> {
+  const out: Array<{ name: string; reading: number }> = [];
+  for (const line of stdout.trim().split('\n')) {
+    const f = line.split('|').map((x) => x.trim());
+    if (f.length < 5) continue;
+    const m = /Transition to M(\d)/.exec(f[4]!) ?? /^(-?\d+(?:\.\d+)?) /.exec(f[4]!);
+    if (m) out.push({ name: f[0]!, reading: Number(m[1]) });
+  }
+  return out;
+}
+
