@@ -2,7 +2,7 @@
 //
 // 1. Layers. Every product file belongs to one layer (a folder, or chassis/platform.ts and
 //    chassis/main.ts); LAYERS says which other layers its files may import. Lower layers never
-//    import higher ones and siblings (ha/ipmi/dataplane; scenarios/split/clia) never each other:
+//    import higher ones and siblings (ha/ipmi/dataplane/snmp; scenarios/split/clia) never each other:
 //    they meet through a port type declared on the lower side. `import type` and `export … from`
 //    count. Relative import strings are matched by folder name (`**/io/**`), so a layer's folder
 //    name must not be reused for a folder inside another layer (test/lint/layering.test.ts checks).
@@ -19,13 +19,15 @@ const BOARD = ['board/common', 'board/packet', 'board/switch', 'board/processor'
 const BELOW_MODEL = [...BOARD, 'chassis/platform.ts', 'chassis/sensors', 'chassis/config', 'chassis/persistence'];
 const MODEL_AND_BELOW = [...BELOW_MODEL, 'chassis/model'];
 const NODE_SIBLINGS = ['chassis/ha', 'chassis/ipmi', 'chassis/dataplane'];
-const SIM_AND_BELOW = [...MODEL_AND_BELOW, ...NODE_SIBLINGS, 'chassis/consoles', 'chassis/sim'];
+/** The SNMP agent's pure MIB model (rows, OIDs, notifications): beside ipmi, never importing it. */
+const SNMP = 'chassis/snmp';
+const SIM_AND_BELOW = [...MODEL_AND_BELOW, ...NODE_SIBLINGS, SNMP, 'chassis/consoles', 'chassis/sim'];
 const CORE_LAYERS = [...SIM_AND_BELOW, 'chassis/runtime', 'chassis/scenarios', 'chassis/split', 'chassis/clia'];
 
 /**
  * Layer → the layers its files may import (besides their own layer). The target layering:
  * ground (board/common) → packet → switch | processor → platform seam → sensors → config →
- * persistence → model → ha | ipmi | dataplane → consoles → sim → runtime → scenarios | split |
+ * persistence → model → ha | ipmi | dataplane | snmp → consoles → sim → runtime → scenarios | split |
  * clia → io (edge) → cli, main.ts (top); ui beside the top.
  */
 export const LAYERS = {
@@ -41,6 +43,8 @@ export const LAYERS = {
   'chassis/ha': MODEL_AND_BELOW,
   'chassis/ipmi': MODEL_AND_BELOW,
   'chassis/dataplane': MODEL_AND_BELOW,
+  // the SNMP MIB model (ENTITY-MIB, ENTITY-SENSOR-MIB rows from the Shelf); the agent and its socket are in io
+  [SNMP]: MODEL_AND_BELOW,
   // the consoles show sessions/RS (dataplane); ha/ipmi only through a port type
   'chassis/consoles': [...MODEL_AND_BELOW, 'chassis/dataplane'],
   // the simulator: fault interpreter, links with injectable faults, per-node clocks, oracle, …

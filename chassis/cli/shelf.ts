@@ -3,6 +3,7 @@
  *
  *   atcasim shelf --listen 127.0.0.1:PORT [--db FILE] [--config FILE] [--ipmi-port PORT]
  *                 [--admin-password PW] [--rate PPS] [--session-capacity N] [--stats-interval D]
+ *                 [--snmp-port PORT]
  *
  * runs the emulated shelf headless (boards, data plane with traffic, processor-board HA, sensors,
  * hot swap, SEL — `atcasim start --headless` without the ShMC pair) and waits on the bus for two
@@ -25,6 +26,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--config <file>', 'shelf YAML (replaces the shelf stored in the database)')
     .option('--ipmi-port <port>', 'the shelf address the ShMCs serve (their --ipmi-port; default 6230)', intArg('--ipmi-port', 1, 65535))
     .option('--admin-password <pw>', 'first start: IPMI administrator password')
+    .option('--snmp-port <port>', 'the SNMP port the active ShMC serves (docs/snmp.md; default: snmp.port, else none)', intArg('--snmp-port', 1, 65535))
     .option('--rate <pps>', 'replay at this many packets/s (default: paced to the capture)', (v) => Number(v))
     .option('--session-capacity <n>', 'session-table entries per processor board', intArg('--session-capacity', 1, 1 << 26))
     .addOption(
@@ -32,7 +34,7 @@ export function register(program: Command, ctx: CliContext): void {
         .argParser(durationArg('--stats-interval', 100))
         .default(5000, '5s'),
     )
-    .action(async (o: { listen: string; db?: string; config?: string; ipmiPort?: number; adminPassword?: string; rate?: number; sessionCapacity?: number; statsInterval: number }) => {
+    .action(async (o: { listen: string; db?: string; config?: string; ipmiPort?: number; adminPassword?: string; snmpPort?: number; rate?: number; sessionCapacity?: number; statsInterval: number }) => {
       let listen: { host: string; port: number };
       try {
         listen = /:0$/.test(o.listen) ? { host: parseLoopbackHostPort('--listen', o.listen.replace(/:0$/, ':1')).host, port: 0 } : parseLoopbackHostPort('--listen', o.listen);
@@ -54,6 +56,7 @@ export function register(program: Command, ctx: CliContext): void {
         ...(o.config !== undefined ? { config: o.config } : {}),
         ...(o.ipmiPort !== undefined ? { ipmiPort: o.ipmiPort } : {}),
         ...(o.adminPassword !== undefined ? { adminPassword: o.adminPassword } : {}),
+        ...(o.snmpPort !== undefined ? { snmpPort: o.snmpPort } : {}),
         ...(o.rate !== undefined && o.rate > 0 ? { rate: o.rate } : {}),
         ...(o.sessionCapacity !== undefined ? { sessionCapacity: o.sessionCapacity } : {}),
       };

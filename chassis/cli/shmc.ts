@@ -33,6 +33,7 @@ import { listenMaint } from '../io/shmc-maint.ts';
 import { ShmcStore } from '../io/shmc-store.ts';
 import { SystemClock } from '../io/system-clock.ts';
 import { UdpFlow } from '../io/udp-pair-link.ts';
+import { ShmcSnmpEndpoint } from '../io/snmp-shmc.ts';
 import type { ShmcNode, ToShmc } from '../split/bus-codec.ts';
 import { parseShmcArgv, shmcArgv, type ShmcFlags } from '../split/shmc-flags.ts';
 import { ShmcRuntime } from '../split/shmc-node.ts';
@@ -142,12 +143,16 @@ export async function runShmc(f: ShmcFlags, ctx: CliContext): Promise<number> {
   peer.connect(f.peer);
   closers.push(() => peer.close());
 
+  // SNMP (docs/snmp.md): settings, rows and notifications come over the bus; served while active.
+  const snmp = new ShmcSnmpEndpoint(new SystemClock(), log);
+  closers.push(() => snmp.stop());
+
   let runtime: ShmcRuntime | undefined;
   let maint: { port: number; close(): Promise<void> };
   try {
     maint = await retryInUse(() =>
       listenMaint(f.shelf.host, f.maintPort, {
-        status: () => ({ ...(runtime?.status() ?? { node, role: 'booting' }), pid: process.pid, ipmi_port: f.ipmiPort, shelf_address_bound: runtime?.shelfAddressBound ?? false, garbage: runtime?.garbage ?? 0 }),
+        status: () => ({ ...(runtime?.status() ?? { node, role: 'booting' }), pid: process.pid, ipmi_port: f.ipmiPort, shelf_address_bound: runtime?.shelfAddressBound ?? false, snmp: snmp.address ?? null, garbage: runtime?.garbage ?? 0 }),
         blockHeartbeats: (on) => runtime?.blockHeartbeats(on),
         passwordOk: (pw) => f.adminPassword !== undefined && pw === f.adminPassword,
       }),
@@ -159,7 +164,7 @@ export async function runShmc(f: ShmcFlags, ctx: CliContext): Promise<number> {
   closers.push(() => maint.close());
 
   // Bus: register, wait for the welcome.
-  const reg = await registerOnBus(f, node, log, (m) => runtime?.onBus(m));
+  const reg = await registerOnBus(f, node, log, (m) => (ShmcSnmpEndpoint.takes(m) ? snmp.onBus(m) : runtime?.onBus(m)));
   if (typeof reg === 'string') {
     await cleanup();
     return fail(reg);
@@ -191,7 +196,10 @@ export async function runShmc(f: ShmcFlags, ctx: CliContext): Promise<number> {
     wallNow: () => Date.now(),
     bus: (m) => bus.send(m),
     sendPeer: (bytes) => peer.send(bytes),
-    shelfAddress: (b) => shelfAddress.want(b),
+    shelfAddress: (b) => {
+      shelfAddress.want(b);
+      snmp.want(b);
+    },
     sendIpmi: (address, port, datagrams) => shelfAddress.send(address, port, datagrams),
     state: store,
   });

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import type { Clock } from '../../board/common/clock.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import { nodeCryptoRandom } from '../io/crypto-random.ts';
+import { desAvailable, SnmpStartError } from '../io/snmp-agent.ts';
 import { listenBus, type BusServer } from '../io/split-bus.ts';
 import { ShmcSupervisor } from '../io/shmc-process.ts';
 import type { Emulator, IpmiListen } from '../runtime/emulator.ts';
@@ -16,6 +17,9 @@ import type { ShmcNode } from '../split/bus-codec.ts';
 import { shmcArgv } from '../split/shmc-flags.ts';
 import { splitHaFactory } from '../split/split-ha.ts';
 import { SplitShelf } from '../split/split-shelf.ts';
+import { engineIdOf } from '../snmp/engine-id.ts';
+import { SnmpFeed } from '../snmp/feed.ts';
+import { SnmpBusRelay } from '../split/snmp-relay.ts';
 
 /** A free port on 127.0.0.1 (bound once and released: a small race with other programs remains). */
 export async function freePort(kind: 'udp' | 'tcp', host = '127.0.0.1'): Promise<number> {
@@ -64,6 +68,7 @@ export class SplitSetup {
   private readonly maint: Partial<Record<ShmcNode, number>> = {};
   private readonly pids: Partial<Record<ShmcNode, number>> = {};
   private detachLan: (() => void) | undefined;
+  private snmp: { feed: SnmpFeed; relay: SnmpBusRelay; address: string } | undefined;
 
   constructor(private readonly o: SplitSetupOptions) {
     this.supervisor = new ShmcSupervisor(o.log, { registered: (node, pid) => this.split.registration(node as ShmcNode)?.pid === pid });
@@ -88,6 +93,29 @@ export class SplitSetup {
     this.detachLan = this.split.attachLan(server, this.ipmiPort);
     return { address: s.bind, port: this.ipmiPort, stop: async () => this.detachLan?.() };
   };
+
+  /**
+   * SNMP in split mode (docs/snmp.md): the active ShMC's process runs the agent on `port` (0 = a
+   * free one, picked here so that both ShMCs serve the same address); the rows and notifications
+   * reach it over the bus (chassis/split/snmp-relay.ts). Call before `launch`, so the ShMCs get the
+   * settings when they register.
+   * @throws SnmpStartError when a DES user is configured and Node cannot run DES
+   */
+  async serveSnmp(em: Emulator, port: number): Promise<void> {
+    const settings = em.config.snmp;
+    const des = settings.users.find((u) => u.priv === 'des');
+    if (des && !desAvailable()) throw new SnmpStartError(`${des.at}: snmp.users: user "${des.name}" uses DES, which this Node runtime cannot run: use priv: aes, or start Node with --openssl-legacy-provider (NODE_OPTIONS)`);
+    const p = port === 0 ? await freePort('udp', settings.bind) : port;
+    const relay = new SnmpBusRelay(this.split, { settings, engineId: engineIdOf(em.config), bind: settings.bind, port: p });
+    const feed = new SnmpFeed(em.shelf, this.o.clock, relay);
+    this.snmp = { feed, relay, address: `${settings.bind.includes(':') ? `[${settings.bind}]` : settings.bind}:${p}` };
+    this.o.log.info({ category: 'snmp', address: this.snmp.address }, `SNMP served by the active ShMC on ${this.snmp.address}`);
+  }
+
+  /** The SNMP address the active ShMC serves (the ready line's `snmp`), if SNMP is on. */
+  get snmpAddress(): string | undefined {
+    return this.snmp?.address;
+  }
 
   /**
    * Once the emulator runs: opens the bus, starts the ShMCs (spawnShmcs) and waits until one is
@@ -145,6 +173,8 @@ export class SplitSetup {
 
   /** Ends the ShMC processes and the bus. Never throws. */
   async stop(): Promise<void> {
+    this.snmp?.feed.stop();
+    this.snmp?.relay.stop();
     this.split.stop();
     await this.supervisor.stopAll();
     await this.bus?.close();

@@ -7,6 +7,7 @@
  *                 [--log-level LEVEL] [--log-file FILE]
  *                 [--ipmi-port N] [--ipmi-bind ADDR] [--no-ipmi15] [--ipmi-cipher-suites LIST]
  *                 [--ipmi-insecure-cipher0] [--admin-user NAME] [--admin-password PW]
+ *                 [--snmp-port N]
  *
  * This file is the wall-clock edge: it opens the SQLite database, reads the shelf YAML and the
  * capture, creates the pino loggers, the SystemClock and the UDP socket, then hands them to the
@@ -15,7 +16,7 @@
  * `--stats-interval`. Ctrl-C, `q` (TUI), SIGTERM and SIGHUP stop it cleanly (database closed,
  * exit 0). Exit 2: bad flags, bad `--config` (file:line:column), a database that cannot be used,
  * an unreadable `--replay` file, an administrator password the policy refuses, an IPMI address
- * that cannot be bound. docs/start.md is the user's reference.
+ * that cannot be bound, an SNMP agent nobody could read or that cannot start (docs/snmp.md). docs/start.md is the user's reference.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
@@ -45,6 +46,7 @@ import { statsLine } from '../runtime/stats-line.ts';
 import type { CliContext } from './context.ts';
 import { readConfigText } from './read-file.ts';
 import { liveHaFactory } from './live-ha.ts';
+import { snmpPortOf, startSnmpEndpoint, type SnmpEndpoint } from './snmp-setup.ts';
 import { SplitSetup } from './split-setup.ts';
 
 /** Options as commander hands them over. */
@@ -66,6 +68,8 @@ export interface StartOptions {
   ipmiInsecureCipher0?: boolean;
   adminUser?: string;
   adminPassword?: string;
+  /** `--snmp-port` (docs/snmp.md): serve SNMP on this UDP port (0 = a free one) [the YAML's snmp.port; none]. */
+  snmpPort?: number;
   stdinCommands?: boolean;
   /** `--no-ha` sets false: no HA pairs (switchover and hang answer "not available"). */
   ha?: boolean;
@@ -136,6 +140,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--ipmi-insecure-cipher0', 'UNSAFE: offer cipher suite 0 (no authentication: any password logs in)')
     .option('--admin-user <name>', 'first start: administrator name (default admin)')
     .option('--admin-password <pw>', 'first start: administrator password (else $ATCASIM_ADMIN_PASSWORD, else a random one printed once)')
+    .option('--snmp-port <port>', 'serve SNMP (read-only v2c/v3, the shelf YAML\'s snmp section) on this UDP port; 0 picks a free one (default: snmp.port, else none)', intArg('--snmp-port', 0, 65535))
     .option('--no-ha', 'run without the HA pairs (no arbitration, watchdogs or session sync)')
     .option('--split', 'run the shelf-manager pair as two `atcasim shmc` processes (kill -9 / kill -STOP them; docs/split.md)')
     .option('--stdin-commands', 'headless: read operator commands (open-handle slot3, fault slot5, …) from stdin, one per line; each is answered with a JSON "command" line after it committed')
@@ -178,6 +183,8 @@ interface RunningStart {
   me: string;
   em: Emulator;
   split: SplitSetup | undefined;
+  /** The SNMP agent of a single-process shelf (in split mode the ShMCs serve it: `split`). */
+  snmp: SnmpEndpoint | undefined;
   loggers: ProcessLoggers;
   clock: SystemClock;
   /** Clock time at start-up (uptime in the shutdown line, stats lines). */
@@ -206,9 +213,9 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
   const t0 = clock.now();
   const started = await startEmulator(o, inputs, store, loggers.log, clock, fail);
   if (typeof started === 'number') return started;
-  const { em, split } = started;
+  const { em, split, snmp } = started;
   const adminNote = announceStart(o, ctx, me, em, loggers, inputs);
-  return await serveUntilStopped({ o, ctx, me, em, split, loggers, clock, t0, dbPath: inputs.dbPath, adminNote });
+  return await serveUntilStopped({ o, ctx, me, em, split, snmp, loggers, clock, t0, dbPath: inputs.dbPath, adminNote });
 }
 
 /**
@@ -300,7 +307,7 @@ async function startEmulator(
   log: ProcessLoggers['log'],
   clock: SystemClock,
   fail: (msg: string) => number,
-): Promise<{ em: Emulator; split: SplitSetup | undefined } | number> {
+): Promise<{ em: Emulator; split: SplitSetup | undefined; snmp: SnmpEndpoint | undefined } | number> {
   const { dbPath, configInput, traffic, label } = inputs;
   const platform = { clock, log, random: new SeededRandom(Date.now() >>> 0), cryptoRandom: nodeCryptoRandom };
   // --split (issue 7): the ShMC pair runs in two shmc processes on the shelf bus (docs/split.md).
@@ -360,6 +367,21 @@ async function startEmulator(
     return fail(m);
   }
 
+  // SNMP (docs/snmp.md): the port from --snmp-port or the YAML in force; refused when nobody could read it
+  const snmpPort = snmpPortOf(em.config, o.snmpPort);
+  let snmp: SnmpEndpoint | undefined;
+  try {
+    if (snmpPort.refusal) throw new RangeError(snmpPort.refusal);
+    if (snmpPort.port !== undefined && split) await split.serveSnmp(em, snmpPort.port);
+    else if (snmpPort.port !== undefined) snmp = await startSnmpEndpoint(em, snmpPort.port, clock, log);
+  } catch (e) {
+    const m = e instanceof RangeError || (e as Error).name === 'SnmpStartError' ? (e as Error).message : `cannot serve SNMP: ${(e as Error).message}`;
+    log.error({ category: 'startup', err: m }, 'SNMP: start-up failed');
+    await split?.stop();
+    await em.stop();
+    return fail(m);
+  }
+
   if (split) {
     try {
       await split.launch(em);
@@ -370,7 +392,7 @@ async function startEmulator(
       return fail(`split shelf: ${(e as Error).message}`);
     }
   }
-  return { em, split };
+  return { em, split, snmp };
 }
 
 /**
@@ -435,6 +457,7 @@ function serveUntilStopped(run: RunningStart): Promise<number> {
       for (const c of state.onClose) c();
       void (async () => {
         unlog();
+        await run.snmp?.stop();
         await split?.stop();
         await em.stop();
         events.info({ event: 'shutdown', reason, uptime_s: Math.round((clock.now() - t0) / 100) / 10 }, `stopped (${reason}); database closed`);
@@ -472,7 +495,7 @@ function serveUntilStopped(run: RunningStart): Promise<number> {
 function serveHeadless(run: RunningStart, state: ServeState): void {
   const { o, em, split, loggers, clock, t0, dbPath } = run;
   const { log, events } = loggers;
-  events.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, db: dbPath, ...(split ? split.readyFields() : {}) }, 'ready');
+  events.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, snmp: run.snmp?.address ?? split?.snmpAddress ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, db: dbPath, ...(split ? split.readyFields() : {}) }, 'ready');
   const stats = () => {
     em.sampleTraffic();
     events.info(statsLine(em.view(), clock.now() - t0), 'stats');
@@ -517,7 +540,7 @@ function serveTui(run: RunningStart, state: ServeState, shutdown: (reason: strin
         shutdown('SIGHUP');
       });
       app.start();
-      log.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, tui: true, ...(split ? split.readyFields() : {}) }, 'ready');
+      log.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, snmp: run.snmp?.address ?? split?.snmpAddress ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, tui: true, ...(split ? split.readyFields() : {}) }, 'ready');
     })
     .catch((e: unknown) => {
       log.error({ category: 'tui', err: String(e) }, 'the TUI could not start');

@@ -5,7 +5,7 @@
  *
  * This file reads the top level and the `shelf` section and places the FRUs (shelf managers, boards
  * by logical slot, fan trays, PEMs); each FRU's entry is ./fru-section.ts, its sensors
- * ./sensor-section.ts, and the `dataplane`, `ha` and `ipmi` sections have files of their own.
+ * ./sensor-section.ts, and the `dataplane`, `ha`, `ipmi` and `snmp` sections have files of their own.
  * Queries over the result (slots, the hubs' ECMP group) are in ./slots.ts.
  *
  * Sources: PICMG 3.0 §3.2.1 (logical/physical slots, hardware address 40h + slot, IPMB-0 = 2 × HA).
@@ -17,6 +17,7 @@ import { fruText, readFru, type FruContext } from './fru-section.ts';
 import { readHa } from './ha-section.ts';
 import { readIpmi } from './ipmi-section.ts';
 import { readSensors, type SensorContext } from './sensor-section.ts';
+import { readSnmp } from './snmp-section.ts';
 import { PICMG_14_SLOT_ORDER, SITE_TYPE, boardHardwareAddress, type FruConfig, type FruKind, type HotSwapConfig, type SensorConfig, type ShelfConfig } from './types.ts';
 import { YamlSource, type MapReader, type Value } from './yaml-reader.ts';
 
@@ -47,7 +48,8 @@ export function parseShelfConfig(text: string, file: string): ShelfConfig {
   const dataplane = readDataplane(top.opt('dataplane'), frus.filter((f) => f.kind === 'processor').length);
   const ha = readHa(top.opt('ha'), frus, src);
   const ipmi = readIpmi(top.opt('ipmi'));
-  top.done(['shelf', 'shelf_managers', 'boards', 'fan_trays', 'pems', 'dataplane', 'ha', 'ipmi']);
+  const snmp = readSnmp(top.opt('snmp'));
+  top.done(['shelf', 'shelf_managers', 'boards', 'fan_trays', 'pems', 'dataplane', 'ha', 'ipmi', 'snmp']);
 
   return {
     name: shelf.name,
@@ -62,6 +64,7 @@ export function parseShelfConfig(text: string, file: string): ShelfConfig {
     dataplane,
     ha,
     ipmi,
+    snmp,
     source: file,
   };
 }

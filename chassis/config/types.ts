@@ -163,6 +163,60 @@ export interface IpmiSettings {
   idleTimeoutMs: number;
 }
 
+/** USM authentication protocols offered (RFC 3414 MD5/SHA-1; RFC 7860 SHA-2). */
+export type SnmpAuthProtocol = 'md5' | 'sha' | 'sha224' | 'sha256' | 'sha384' | 'sha512';
+/** USM privacy protocols offered (RFC 3414 CBC-DES; RFC 3826 CFB128-AES-128). */
+export type SnmpPrivProtocol = 'des' | 'aes';
+
+/** An SNMPv3 (USM) user: read-only, always authenticated; privacy optional (authNoPriv without it). */
+export interface SnmpUser {
+  name: string;
+  auth: SnmpAuthProtocol;
+  /** Authentication passphrase (≥ 8 characters, RFC 3414 §11.2), localised to the engine ID. */
+  authKey: string;
+  priv?: SnmpPrivProtocol;
+  /** Privacy passphrase (≥ 8 characters); present exactly when `priv` is. */
+  privKey?: string;
+  /** `file:line:column` of the user's entry, for refusals made after loading (DES unavailable). */
+  at: string;
+}
+
+/** Where notifications go: an SNMPv2c trap/inform with a community, or an SNMPv3 one as a configured user. */
+export interface SnmpTarget {
+  /** IP literal. */
+  host: string;
+  /** Default 162. */
+  port: number;
+  version: 'v2c' | 'v3';
+  /** v2c: the community the receiver accepts. */
+  community?: string;
+  /** v3: the name of an entry of `SnmpSettings.users` whose keys sign (and encrypt) the notification. */
+  user?: string;
+  /** InformRequest (acknowledged, retried) instead of a trap. Default false. */
+  inform: boolean;
+}
+
+/** The SNMP agent's settings (`snmp` section; docs/snmp.md). Off unless a port is given here or by --snmp-port. */
+export interface SnmpSettings {
+  /** Default 127.0.0.1. */
+  bind: string;
+  /** UDP port; undefined = no agent unless --snmp-port; 0 picks a free one. */
+  port?: number;
+  /** SNMPv2c read-only communities (none by default). */
+  communities: string[];
+  /** SNMPv3 read-only users (none by default). */
+  users: SnmpUser[];
+  /** Notification receivers (none by default). */
+  notify: SnmpTarget[];
+  /** Base of atcasim's enterprise objects (hot-swap table, notifications), default 1.3.6.1.4.1.32473. */
+  enterpriseOid: string;
+  /** snmpEngineID as hex (5–32 octets); undefined = derived from the shelf's name and chassis serial. */
+  engineId?: string;
+  /** sysContact.0 / sysLocation.0. Default "". */
+  contact: string;
+  location: string;
+}
+
 /** The whole shelf. */
 export interface ShelfConfig {
   name: string;
@@ -189,6 +243,8 @@ export interface ShelfConfig {
   dataplane: { ecmp: EcmpConfig; processor: ProcessorConfig };
   ha: { timing: HaConfig; pairs: PairConfig[] };
   ipmi: IpmiSettings;
+  /** The SNMP agent (./snmp-section.ts; docs/snmp.md). */
+  snmp: SnmpSettings;
   /** File the configuration came from (for messages). */
   source: string;
 }
@@ -207,6 +263,20 @@ export const DEFAULT_IPMI: Readonly<IpmiSettings> = {
   ipmi15: true,
   cipherSuites: [3, 17],
   idleTimeoutMs: 60_000,
+};
+
+/** RFC 5612's documentation PEN (32473): the default base of atcasim's enterprise objects. */
+export const DEFAULT_ENTERPRISE_OID = '1.3.6.1.4.1.32473';
+
+/** Default SNMP settings: loopback, no port (no agent unless asked for), nobody allowed in. */
+export const DEFAULT_SNMP: Readonly<SnmpSettings> = {
+  bind: '127.0.0.1',
+  communities: [],
+  users: [],
+  notify: [],
+  enterpriseOid: DEFAULT_ENTERPRISE_OID,
+  contact: '',
+  location: '',
 };
 
 /** Hardware address of a board in logical slot n (PICMG 3.0: 40h + n). */

@@ -38,6 +38,11 @@
  *   user {id, data}                     an IPMI user as it now is (JSON: name, password base64, privilege, flags)
  *   thresholds {key, data}              a sensor's thresholds and hysteresis as they now are (key FRU#number)
  *   stateend {}                         the end of the seeding that answers `statewant`
+ *   snmpconf {data}                     the SNMP agent's settings (JSON text: settings, engine ID, bind, port),
+ *                                       after the welcome when the shelf serves SNMP (chassis/split/snmp-relay.ts)
+ *   snmpview {seq, last, data}          one part of an SnmpView's JSON text (parts of 16 KiB; `last` on the final
+ *                                       one): the rows the agent serves, to every registered ShMC after each change
+ *   snmptrap {data}                     one SNMP notification (JSON text) for the active ShMC to send
  *
  * Garbage lines (not JSON, unknown `t`, wrong field types, longer than MAX_BUS_LINE) are reported
  * as DecodeError by `decodeBusMessage`; the receiver logs and drops them (it never crashes).
@@ -88,7 +93,10 @@ export type ToShmc =
   | { t: 'selclear' }
   | { t: 'user'; id: number; data: string }
   | { t: 'thresholds'; key: string; data: string }
-  | { t: 'stateend' };
+  | { t: 'stateend' }
+  | { t: 'snmpconf'; data: string }
+  | { t: 'snmpview'; seq: number; last: boolean; data: string }
+  | { t: 'snmptrap'; data: string };
 
 /** One SEL record of a `stateload`: its record ID and its 16 bytes (base64). */
 export interface StateSel {
@@ -149,6 +157,9 @@ const SHAPES: Record<string, (m: Record<string, unknown>) => boolean> = {
   selclear: () => true,
   user: (m) => isNum(m.id) && isStr(m.data),
   thresholds: (m) => isStr(m.key) && isStr(m.data),
+  snmpconf: (m) => isStr(m.data),
+  snmpview: (m) => isNum(m.seq) && isBool(m.last) && isStr(m.data),
+  snmptrap: (m) => isStr(m.data),
 };
 
 /**

@@ -128,6 +128,8 @@ export class SplitShelf {
   private readonly sync: ManagementSync;
   /** IPMI datagrams dropped because the ShMC that relayed them was not loaded yet. */
   unloadedIpmi = 0;
+  /** Called with the send function of each ShMC that registers (after its welcome): SNMP's settings and rows. */
+  private readonly registeredFns = new Set<(send: (m: ToShmc) => void) => void>();
 
   constructor(private readonly p: SplitShelfPorts) {
     this.sync = new ManagementSync({ log: p.log, active: () => this.activeLive(), liveRole: (node) => this.live.get(node)?.role });
@@ -201,6 +203,24 @@ export class SplitShelf {
       detach();
       if (this.lanTimer !== undefined) this.p.clock.clearTimeout(this.lanTimer);
     };
+  }
+
+  /** Sends `m` to every registered ShMC (the SNMP rows: chassis/split/snmp-relay.ts). */
+  broadcast(m: ToShmc): void {
+    for (const l of this.live.values()) l.conn.send(m);
+  }
+
+  /** Sends `m` to the active ShMC. @returns false when none is active */
+  sendToActive(m: ToShmc): boolean {
+    const l = this.activeLive();
+    l?.conn.send(m);
+    return l !== undefined;
+  }
+
+  /** Calls `fn` with the send function of each ShMC that registers from now on. @returns unsubscribe */
+  onRegistered(fn: (send: (m: ToShmc) => void) => void): () => void {
+    this.registeredFns.add(fn);
+    return () => this.registeredFns.delete(fn);
   }
 
   /** A message from a connection (already decoded). */
@@ -390,6 +410,7 @@ export class SplitShelf {
     this.connNode.set(conn, m.node);
     this.p.log.info({ category: 'shmc', node: m.node, pid: m.pid }, `${m.node} registered (pid ${m.pid})`);
     conn.send({ t: 'welcome', node: m.node, ha: this.p.ha });
+    for (const fn of this.registeredFns) fn((x) => conn.send(x));
     this.hw.connect(m.node);
     this.pushLines();
   }

@@ -57,7 +57,7 @@ async function lintAs(fixture: string, as: string): Promise<ESLint.LintResult> {
 }
 
 describe('layering lint', () => {
-  it('has fixtures for the forbidden imports layers.md names (model→io, ipmi→ui, board→chassis, ha→ipmi)', () => {
+  it('has fixtures for the forbidden imports layers.md names (model→io, ipmi→ui, board→chassis, ha→ipmi; snmp beside ipmi)', () => {
     const refused = all.filter((c) => c.want);
     expect(refused.length).toBeGreaterThanOrEqual(20);
     for (const [as, text] of [
@@ -65,6 +65,10 @@ describe('layering lint', () => {
       ['chassis/ipmi/fixture.ts', 'chassis/ipmi must not import ui'],
       ['board/processor/fixture.ts', 'board/processor must not import chassis/model'],
       ['chassis/ha/fixture.ts', 'chassis/ha must not import chassis/ipmi'],
+      ['chassis/snmp/fixture.ts', 'chassis/snmp must not import chassis/ipmi'],
+      ['chassis/ipmi/fixture.ts', 'chassis/ipmi must not import chassis/snmp'],
+      ['chassis/model/fixture.ts', 'chassis/model must not import chassis/snmp'],
+      ['chassis/snmp/fixture.ts', 'chassis/snmp must not import chassis/io'],
     ]) {
       expect(refused.some((c) => c.as === as && c.want!.text === text), `${as}: ${text}`).toBe(true);
     }
