@@ -14,8 +14,6 @@ import { PacketParser } from '../../../board/packet/parse.ts';
 import { ProcessorBoard, DROP_REASONS } from '../../../board/processor/processor-board.ts';
 import { shared, sharedCaptures } from '../../support/shared.ts';
 import { pcapFile } from './packets.ts';
-import { parseShelfConfig } from '../../../chassis/config/shelf-config.ts';
-import { repoRoot } from '../../support/shared.ts';
 import { config, servers, service } from './config.ts';
 
 interface Emitted {
@@ -143,30 +141,5 @@ describe('replaying the shared captures through a processor board', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
-});
-
-describe('the default shelf\'s processor configuration', () => {
-  it('builds a board from chassis/config that forwards a real capture (wildcard VIPs, dynamic WRR, GRE)', () => {
-    const shelf = parseShelfConfig(readFileSync(join(repoRoot, 'chassis', 'config', 'default-shelf.yaml'), 'utf8'), 'default-shelf.yaml');
-    const cfg = shelf.dataplane.processor;
-    const b = new ProcessorBoard({ ...cfg, sessions: { ...cfg.sessions, capacity: 20_000, hotCapacity: 1024 } }, { slot: 3 });
-    const parser = new PacketParser();
-    const reader = new CaptureReader({
-      packet: (rec) => {
-        b.handle(parser.parse(rec.data, rec.linkType, rec.origLen), rec.tsSec * 1000 + rec.tsNsec / 1e6);
-      },
-    });
-    reader.push(readFileSync(shared('pcap', 'zeek__wikipedia.pcap')));
-    reader.end();
-    const st = b.stats();
-    expect(st.packets).toBe(reader.packets);
-    expect(st.flows).toBeGreaterThan(10);
-    expect(st.forwarded).toBe(st.packets - st.drops.not_ip - st.drops.parse_error);
-    expect(st.services.map((x) => x.scheduler)).toEqual(['dynamic', 'dynamic']);
-    // the load score set the weights of the simulated pool (rs4 has the lowest baseline load)
-    const w = st.services[0]!.rs.map((r) => r.effectiveWeight);
-    expect(Math.max(...w)).toBe(100);
-    expect(st.services[0]!.rs.find((r) => r.name === 'rs4')!.effectiveWeight).toBe(100);
   });
 });

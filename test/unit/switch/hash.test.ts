@@ -1,17 +1,10 @@
+// Toeplitz (board/switch/hash/toeplitz.ts) against the shared vectors (../shared/vectors/toeplitz.json).
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import * as zlib from 'node:zlib';
 import { shared } from '../../support/shared.ts';
 import { SeededRandom } from '../../../board/common/random.ts';
 import {
-  createHash,
-  crc16ccitt,
-  crc32,
-  HASH_ALGORITHMS,
   parseToeplitzKey,
-  PEARSON_TABLE,
-  pearson8,
-  pearson16,
   ToeplitzHasher,
 } from '../../../board/switch/hash/index.ts';
 import { FieldSelector } from '../../../board/switch/field-select.ts';
@@ -44,7 +37,6 @@ const suite = JSON.parse(readFileSync(shared('vectors', 'toeplitz.json'), 'utf8'
 };
 
 const hex8 = (n: number) => n.toString(16).padStart(8, '0');
-const ascii = (s: string) => new TextEncoder().encode(s);
 const hexBytes = (s: string) => Uint8Array.from(Buffer.from(s, 'hex'));
 
 function randomBytes(r: SeededRandom, n: number): Uint8Array {
@@ -52,89 +44,6 @@ function randomBytes(r: SeededRandom, n: number): Uint8Array {
   for (let i = 0; i < n; i++) b[i] = r.int(256);
   return b;
 }
-
-describe('Pearson', () => {
-  it('uses a permutation of 0..255', () => {
-    expect(PEARSON_TABLE.length).toBe(256);
-    expect([...PEARSON_TABLE].sort((a, b) => a - b)).toEqual([...Array(256).keys()]);
-  });
-
-  it('8-bit: h = T[h xor c] from h = 0 (values read off the table by hand)', () => {
-    expect(pearson8(new Uint8Array(0))).toBe(0);
-    // T[0] = 1 (first entry of the table)
-    expect(pearson8(Uint8Array.of(0x00))).toBe(1);
-    // T[5] = 178 (sixth entry of row 0)
-    expect(pearson8(Uint8Array.of(0x05))).toBe(178);
-    // T[T[5] xor 0] = T[178] = 2 (row 176..191: 118, 73, 2, …)
-    expect(pearson8(Uint8Array.of(0x05, 0x00))).toBe(2);
-    // T[T[0] xor 1] = T[0] = 1: xoring the state back to 0 returns to the first entry
-    expect(pearson8(Uint8Array.of(0x00, 0x01))).toBe(1);
-  });
-
-  it('16-bit: first pass is the high byte, second pass increments the first byte (values by hand)', () => {
-    // [0x00]: hi = T[0] = 1, lo = T[1] = 87 = 0x57
-    expect(pearson16(Uint8Array.of(0x00))).toBe(0x0157);
-    // [0xff]: hi = T[255] = 209 = 0xd1, lo = T[0xff + 1 mod 256] = T[0] = 1 (the increment wraps)
-    expect(pearson16(Uint8Array.of(0xff))).toBe(0xd101);
-    // [0x05, 0x00]: hi = T[T[5]] = T[178] = 2; lo = T[T[6]] = T[102] = 158 = 0x9e
-    // (T[6] = 102 in row 0; row 96..111 reads 132, 56, 148, 75, 128, 133, 158, …)
-    expect(pearson16(Uint8Array.of(0x05, 0x00))).toBe(0x029e);
-    expect(pearson16(new Uint8Array(0))).toBe(0);
-  });
-
-  it('16-bit equals two 8-bit passes on random inputs, and leaves the input untouched', () => {
-    const r = new SeededRandom(7);
-    for (let i = 0; i < 500; i++) {
-      const b = randomBytes(r, 1 + r.int(40));
-      const copy = b.slice();
-      const h = pearson16(b);
-      expect(b).toEqual(copy);
-      const bumped = b.slice();
-      bumped[0] = (bumped[0]! + 1) & 0xff;
-      expect(h >>> 8).toBe(pearson8(b));
-      expect(h & 0xff).toBe(pearson8(bumped));
-    }
-  });
-});
-
-describe('CRC', () => {
-  it('CRC-32 check value for "123456789" is 0xCBF43926', () => {
-    expect(crc32(ascii('123456789'))).toBe(0xcbf43926);
-  });
-
-  it('CRC-32 equals node:zlib crc32 on the same bytes', () => {
-    expect(typeof zlib.crc32).toBe('function');
-    const r = new SeededRandom(11);
-    for (let n = 0; n <= 80; n++) {
-      const b = randomBytes(r, n);
-      expect(crc32(b)).toBe(zlib.crc32(b));
-    }
-    // and on a prefix (the len argument)
-    const b = randomBytes(r, 50);
-    expect(crc32(b, 13)).toBe(zlib.crc32(b.subarray(0, 13)));
-  });
-
-  it('CRC-16/CCITT-FALSE check value for "123456789" is 0x29B1', () => {
-    expect(crc16ccitt(ascii('123456789'))).toBe(0x29b1);
-    expect(crc16ccitt(new Uint8Array(0))).toBe(0xffff);
-  });
-
-  it('CRC-16/CCITT-FALSE table version equals a bit-at-a-time version of the definition', () => {
-    const bitwise = (d: Uint8Array) => {
-      let c = 0xffff;
-      for (const byte of d) {
-        c ^= byte << 8;
-        for (let k = 0; k < 8; k++) c = c & 0x8000 ? ((c << 1) ^ 0x1021) & 0xffff : (c << 1) & 0xffff;
-      }
-      return c;
-    };
-    const r = new SeededRandom(12);
-    for (let n = 0; n <= 60; n++) {
-      const b = randomBytes(r, n);
-      expect(crc16ccitt(b)).toBe(bitwise(b));
-    }
-  });
-});
 
 describe('Toeplitz', () => {
   const h = new ToeplitzHasher(suite.key_hex);
@@ -199,21 +108,5 @@ describe('Toeplitz', () => {
     expect(() => parseToeplitzKey('zz'.repeat(40))).toThrow(/not hexadecimal/);
     expect(() => parseToeplitzKey('6d5')).toThrow(/odd number/);
     expect(() => new ToeplitzHasher(new Uint8Array(39))).toThrow(RangeError);
-  });
-});
-
-describe('createHash', () => {
-  it('offers every algorithm, 16-bit ones zero-extended', () => {
-    const r = new SeededRandom(14);
-    for (const name of HASH_ALGORITHMS) {
-      const a = createHash(name, suite.key_hex);
-      for (let i = 0; i < 200; i++) {
-        const v = a.hash(randomBytes(r, 13), 13);
-        expect(v).toBeGreaterThanOrEqual(0);
-        expect(v).toBeLessThan(a.bits === 16 ? 0x10000 : 0x100000000);
-      }
-    }
-    expect(() => createHash('toeplitz')).toThrow(/needs a 40-byte key/);
-    expect(() => createHash('md5' as never)).toThrow(/unknown hash algorithm/);
   });
 });
