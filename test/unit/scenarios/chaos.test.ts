@@ -16,7 +16,6 @@ import { loadScenarioFile, nodeScenarioIo } from '../../../chassis/cli/scenario.
 import { loadDefaultShelf } from '../../../chassis/io/data-dir.ts';
 import { DEFAULT_CHAOS_FAULTS, drawSchedule, parseFaults, runChaos } from '../../../chassis/scenarios/chaos.ts';
 import { runScenario } from '../../../chassis/scenarios/runner.ts';
-import { runAtcasim } from '../../support/headless.ts';
 import { shared } from '../../support/shared.ts';
 
 const shelf = loadDefaultShelf();
@@ -123,12 +122,4 @@ describe('chaos', () => {
     expect(pcap.err).toMatch(/tcpdump__IGMP_V2\.pcap:\d+:\d+: not a YAML text file/);
     expect(pcap.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f\ufffd]/);
   });
-
-  it('--help shows the --duration default as a duration the flag accepts (60s)', async () => {
-    const help = await runAtcasim(['chaos', '--help']);
-    expect(help.stdout).toMatch(/--duration <duration>[^]*?\(default:\s+60s\)/);
-    const r = await runAtcasim(['chaos', '--seeds', '1', '--duration', '60s', '--quiet', '--out', tmp]);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-  }, 60_000);
 });
