@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runClient } from '../support/ipmi-golden.ts';
-import { startUdpTestServer } from '../unit/ipmi/support/test-server.ts';
+import { startUdpTestServer } from '../support/ipmi-test-server.ts';
 
 let srv: Awaited<ReturnType<typeof startUdpTestServer>>;
 beforeAll(async () => {

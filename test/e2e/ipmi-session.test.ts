@@ -11,7 +11,7 @@ import { captureLogger } from '../../board/common/logger.ts';
 import type { LogRecord } from '../../board/common/logger.ts';
 import { firstTwoChannels, loadGolden, runAgainstGolden, runClient } from '../support/ipmi-golden.ts';
 import type { GoldenExpectations } from '../support/ipmi-golden.ts';
-import { startUdpTestServer } from '../unit/ipmi/support/test-server.ts';
+import { startUdpTestServer } from '../support/ipmi-test-server.ts';
 
 let srv: Awaited<ReturnType<typeof startUdpTestServer>>;
 const records: LogRecord[] = [];

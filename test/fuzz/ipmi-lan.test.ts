@@ -17,10 +17,10 @@ import { decodeRmcpPlus } from '../../chassis/ipmi/rmcpplus.ts';
 import { decodeSession15 } from '../../chassis/ipmi/session15.ts';
 import { runClient } from '../support/ipmi-golden.ts';
 import { shared } from '../support/shared.ts';
-import { Ipmi15Client, RmcpPlusClient } from '../unit/ipmi/support/client.ts';
-import type { Wire } from '../unit/ipmi/support/client.ts';
-import { readIpmiCapture } from '../unit/ipmi/support/pcap.ts';
-import { startUdpTestServer } from '../unit/ipmi/support/test-server.ts';
+import { Ipmi15Client, RmcpPlusClient } from '../support/ipmi-client.ts';
+import type { Wire } from '../support/ipmi-client.ts';
+import { readIpmiCapture } from '../support/ipmi-captures.ts';
+import { startUdpTestServer } from '../support/ipmi-test-server.ts';
 
 const COUNT = 120_000;
 const SEED = 0x1b3f5a;
