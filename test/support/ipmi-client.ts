@@ -3,7 +3,7 @@
  * authenticated/encrypted requests) and an IPMI 1.5 client (challenge, activate, MD5), driving a
  * LanServer through handleDatagram. They check the server's RAKP2 auth code and RAKP4 ICV like a
  * real console would. The codecs are the product's (checked against captures in
- * crypto-vectors.test.ts); the end-to-end tests use real ipmitool and FreeIPMI instead.
+ * test/unit/chassis/ipmi/crypto.test.ts); the end-to-end tests use real ipmitool and FreeIPMI instead.
  */
 import { CIPHER_SUITES, ConfAlg, IntegrityAlg } from '../../chassis/ipmi/cipher-suites.ts';
 import type { CipherSuite } from '../../chassis/ipmi/cipher-suites.ts';

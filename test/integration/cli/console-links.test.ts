@@ -1,5 +1,5 @@
 /**
- * Two `atcasim start --headless` at once and the consoles' stable links (issue 7): the first
+ * Two `atcasim start --headless` at once and the consoles' stable links (docs/consoles.md): the first
  * owns the stable names; the second — same XDG_RUNTIME_DIR, or (without one) databases in the same
  * folder — leaves them alone and links its consoles in a per-database folder, as its ready line
  * says; stopping the second removes only its own links; the last to stop removes the folder.

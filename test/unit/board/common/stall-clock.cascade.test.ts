@@ -2,10 +2,11 @@
  * The watchdog cascade of wall-clock mode (`atcasim start` on a loaded machine): long synchronous
  * blocks of the whole process — a 47k-session promotion, a TUI render of 300 ms, several resets run
  * back to back — that call the HA clock's now() many times while they run (logging, reading the HA
- * view's watchdog countdowns). Each call used to count as "the loop was seen running", so the block
- * was never recognised as a stall: HA time advanced by the whole block while no kick could run, and
- * every node's IPMI watchdog expired one after another. A stall of the whole process must never
- * cause a failover (issue 6); a hung node and a crash must still be detected in their bounds.
+ * view's watchdog countdowns). Each call used to count as "the loop was seen running", so the block was
+ * never recognised as a stall: HA time advanced by the whole block while no kick could run, and every
+ * node's IPMI watchdog expired one after another. A stall of the whole process must never cause a
+ * failover (docs/ha.md "Faults and what they do"); a hung node and a crash must still be detected in
+ * their bounds.
  */
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../../board/common/clock.ts';

@@ -28,7 +28,7 @@ function handshake(b: ProcessorBoard, client: string, port: number, now: number,
   return rs;
 }
 
-describe('SYN flood (issue 3: capacity 1000, 600 established, 10,000 spoofed SYNs, 50 real handshakes)', () => {
+describe('SYN flood (docs/processor.md "SYN floods": capacity 1000, 600 established, 10,000 spoofed SYNs, 50 real handshakes)', () => {
   it('keeps all 600 established sessions and completes all 50 real handshakes', () => {
     const b = new ProcessorBoard(config([service({ scheduler: 'wlc', pool: servers(4) })], { midstreamPickup: false }, 1000), { slot: 3, startMs: 0 });
     let now = 0;

@@ -1,8 +1,8 @@
 /**
  * ECMP load spread with 1,000,000 seeded random 5-tuples (dataplane.md §3 flow model) over 8 ports:
- * max/mean of flows per port must be ≤ 1.01 (issue 3 target; the FM40 switch-board figure is 2.3 %
- * deviation) for every hash in the default l3l4 profile, with modulo and with the resilient table.
- * The statistical floor for F = 1M flows over N = 8 bins is about 1 + 3·√(N/F) ≈ 1.008.
+ * max/mean of flows per port must be ≤ 1.01 (the README's ECMP target; the FM40 switch-board figure is
+ * 2.3 % deviation) for every hash in the default l3l4 profile, with modulo and with the resilient
+ * table. The statistical floor for F = 1M flows over N = 8 bins is about 1 + 3·√(N/F) ≈ 1.008.
  */
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../../../board/common/random.ts';

@@ -1,5 +1,5 @@
 /**
- * `atcasim scenario`: the format (the issue's example exactly, every duration form, errors with
+ * `atcasim scenario`: the format (the example of docs/scenarios.md exactly, every duration form, errors with
  * file:line:column), the verb's exit statuses (2 invalid — nothing run, 1 a failed expectation,
  * 0 all passed), byte-identical JSON for the same file, JUnit XML, and expectations that fail
  * when the run does not match them (no expectation that cannot fail).
@@ -36,7 +36,7 @@ function sink(): Writable & { text: string } {
   return w;
 }
 
-const ISSUE_EXAMPLE = `name: hung active shelf manager
+const DOC_EXAMPLE = `name: hung active shelf manager
 seed: 7
 shelf: default                 # or a path to a shelf YAML
 heartbeat_ms: 100
@@ -74,8 +74,8 @@ ${expect}
 `;
 
 describe('scenario format', () => {
-  it('accepts the issue example exactly', () => {
-    const l = loadScenarioFile(file('issue.yaml', ISSUE_EXAMPLE), io);
+  it('accepts the documented example exactly', () => {
+    const l = loadScenarioFile(file('example.yaml', DOC_EXAMPLE), io);
     expect(l.scenario.name).toBe('hung active shelf manager');
     expect(l.scenario.seed).toBe(7);
     expect(l.scenario.ha.heartbeatMs).toBe(100);
@@ -116,7 +116,7 @@ describe('scenario format', () => {
     expect((err as Error).message).toMatch(re);
   });
 
-  it('parses and formats every action of the issue list (round trip)', () => {
+  it('parses and formats every action of the documented action list (round trip)', () => {
     for (const t of [
       'crash slot3', 'power-off slot3', 'power-on slot3', 'hang shmc-a', 'pause slot3 1.5s', 'heal slot3', 'cut heartbeat lb1',
       'cut heartbeat lb1 one-way slot3->slot4', 'restore heartbeat lb1', 'delay heartbeat lb1 250ms', 'flap heartbeat lb1 200ms',

@@ -1,7 +1,8 @@
 /**
  * Streaming capture files from disk (chassis/io/capture-file.ts) and the pcap writer
- * (board/packet/pcap-writer.ts + chassis/io/pcap-file-sink.ts); the bundled capture parses clean.
- * (Kept beside the packet tests: they exercise the same reader through its file adapter.)
+ * (board/packet/pcap-writer.ts + chassis/io/pcap-file-sink.ts); the bundled capture parses clean. Files
+ * in a temporary folder only; the reader itself is tested in
+ * test/unit/board/packet/capture-reader.test.ts.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Security behaviour of the LAN server (issue 5 "What it must show" 2; research §S, §F, §G):
+ * Security behaviour of the LAN server (docs/ipmi.md "Security behaviour"; research §S, §F, §G):
  * wrong passwords and unknown users refused at RAKP / Activate Session, cipher suite 0 and auth
  * type NONE refused unless explicitly enabled, replays and out-of-window sequence numbers dropped
  * (window advanced only after the integrity check), nothing but the pre-session commands before

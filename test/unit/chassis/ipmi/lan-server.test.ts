@@ -1,7 +1,7 @@
 /**
  * LanServer in-process: RMCP/ASF, pre-session commands, RMCP+ and IPMI 1.5 logins, the phase-1
  * commands, bridging, close and idle timeout. Requests that mirror real client traffic are taken
- * from ../shared/ipmi/captures; security rules are in security.test.ts.
+ * from ../shared/ipmi/captures; security rules are in lan-server.security.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { CommandError } from '../../../../board/common/errors.ts';

@@ -1,9 +1,9 @@
 /**
- * The failover scenarios of ../shared/research/ha.md §5.3 (S01–S27, S09 in two variants), each on
- * the share lb1/slot3 (A = slot3, its home; B = slot4) unless it is about management (S27, in
- * watchdog.test.ts), run in the pair simulation with the outcome ha.md states: who ends active,
- * within what time, sessions lost by age (no protected session lost), double-active instants 0
- * except S24. Plus a processor-board failure, and determinism.
+ * The failover scenarios of ../shared/research/ha.md §5.3 (S01–S27, S09 in two variants), each on the
+ * share lb1/slot3 (A = slot3, its home; B = slot4) unless it is about management (S27: its command
+ * semantics in test/unit/chassis/model/ipmi-watchdog.test.ts), run in the pair simulation with the
+ * outcome ha.md states: who ends active, within what time, sessions lost by age (no protected session
+ * lost), double-active instants 0 except S24. Plus a processor-board failure, and determinism.
  *
  * Parameters (ha.md §5.1, §4.5): h = 100 ms, N = 3, D = 300 ms, W = 1 s, a = 20 ms (our
  * activation cost, ≤ 100 ms), T_s = 3 s, B = 100 ms, R = 240 s, T_settle = 2 s.

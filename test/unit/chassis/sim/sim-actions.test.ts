@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CommandError } from '../../../../board/common/errors.ts';
 import { formatAction, formatDuration, parseAction, parseDuration } from '../../../../chassis/sim/sim-actions.ts';
 
-describe('simulation actions (issue 6 action list)', () => {
+describe('simulation actions (the scenario action list of docs/scenarios.md)', () => {
   it('parses and formats every action form round-trip', () => {
     const texts = [
       'crash shmc-a', 'power-off slot3', 'power-on slot3', 'hang shmc-a', 'heal shmc-a', 'pause slot3 1.5s', 'stall-control slot3',

@@ -1,11 +1,11 @@
 /**
- * A stall of the shelf process in split mode (issues 6/7): the shelf holds both ShMCs' IPMI
- * watchdogs (chassis/split/shmc-hardware.ts). While the shelf's event loop is blocked (GC, a loaded
- * machine) the ShMC processes keep kicking, their kicks wait in the bus socket, and after the block
- * Node runs the due timers before it reads the sockets. Seen on a loaded machine: after a 949 ms
- * stall both ShMCs were killed at once (the shelf address unbound for ~13 s), then again after
- * stalls of 2.1, 1.5 and 2.8 s. A stall of the shelf process is not a ShMC fault; a ShMC whose own
- * process stops (SIGSTOP) must still be reset by its watchdog, also across a shelf stall.
+ * A stall of the shelf process in split mode (docs/split.md "What each fault looks like"): the shelf
+ * holds both ShMCs' IPMI watchdogs (chassis/split/shmc-hardware.ts). While the shelf's event loop is
+ * blocked (GC, a loaded machine) the ShMC processes keep kicking, their kicks wait in the bus socket,
+ * and after the block Node runs the due timers before it reads the sockets. Seen on a loaded machine:
+ * after a 949 ms stall both ShMCs were killed at once (the shelf address unbound for ~13 s), then again
+ * after stalls of 2.1, 1.5 and 2.8 s. A stall of the shelf process is not a ShMC fault; a ShMC whose
+ * own process stops (SIGSTOP) must still be reset by its watchdog, also across a shelf stall.
  */
 import { describe, expect, it } from 'vitest';
 import type { Clock, TimerId } from '../../../../board/common/clock.ts';
