@@ -1,6 +1,6 @@
 /**
- * HA figures for `npm run bench` (issue 6 "What it must show" 3–5; called at the HA hook of
- * bench/run.ts, which adds the rows to the summary table):
+ * HA figures for `npm run bench` (the targets of docs/ha.md "Measured figures"; called at the HA hook
+ * of bench/run.ts, which adds the rows to the summary table):
  *
  * - speed: a 60 s scenario with 2,000 new flows/s on the full emulator must finish in under a tenth
  *   of its simulated time (wall time / simulated time reported);

@@ -1,6 +1,6 @@
 /**
- * Capture reader + header parser benchmark (issue 2: "the data-path issue needs millions of
- * packets per second"), on ../shared/pcap/bench/loopback-mix.pcap (398 892 real packets, 47 MB):
+ * Capture reader + header parser benchmark (the data path needs millions of packets per
+ * second from it), on ../shared/pcap/bench/loopback-mix.pcap (398 892 real packets, 47 MB):
  * - read only: CaptureFileReader (1 MiB fs.readSync chunks → push parser), empty callback;
  * - read + parse: the same plus PacketParser.parseAt on every record (the replay hot path);
  * - parse only: every frame parsed again from memory (the file's bytes in one buffer);

@@ -1,6 +1,6 @@
 /**
- * Processor-board benchmark (issue 3, "What it must show" 2–3; dataplane.md §3.2 B2, §3.3 B3,
- * §4.2, §4.3):
+ * Processor-board benchmark (the targets of the README's "Performance" table; dataplane.md §3.2 B2,
+ * §3.3 B3, §4.2, §4.3):
  * - session table at 1,500,000 entries, IPv4 and IPv6: bytes per entry (structural: typed-array
  *   bytes / capacity; measured: growth of process.memoryUsage().arrayBuffers while the table is
  *   built and filled), inserts/s (key load + miss + insert, as the board does for a new

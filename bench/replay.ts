@@ -1,9 +1,9 @@
 /**
- * Full-data-path benchmark (issue 3, "What it must show" 2–3; dataplane.md §4.1, §4.3):
- * `atcasim replay` of ../shared/pcap/bench/loopback-mix.pcap (398,892 real packets, snaplen 128)
- * with `--loop` so a run lasts seconds, through the default shelf (both hubs, Pearson + resilient
- * ECMP, four processor boards with the dynamic scheduler, sessions, GRE encapsulation decided but
- * not written), in packets/s and ns/packet — wall clock and process CPU time — with:
+ * Full-data-path benchmark (the full-path target of the README's "Performance" table; dataplane.md
+ * §4.1, §4.3): `atcasim replay` of ../shared/pcap/bench/loopback-mix.pcap (398,892 real packets,
+ * snaplen 128) with `--loop` so a run lasts seconds, through the default shelf (both hubs, Pearson +
+ * resilient ECMP, four processor boards with the dynamic scheduler, sessions, GRE encapsulation decided
+ * but not written), in packets/s and ns/packet — wall clock and process CPU time — with:
  * - the reference measured in the same run: `tcpdump -r FILE -w /dev/null` on the same file
  *   (libpcap reading and writing every record: the floor of any tool that touches each packet);
  * - where the time goes: the same replay cut at each stage (file read only; read + parse;

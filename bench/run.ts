@@ -1,6 +1,6 @@
 /**
- * `npm run bench` (not part of `npm test`): every performance figure of issue 3 ("What it must
- * show" 2–3), each next to a reference measured in the same run, then a summary table of the
+ * `npm run bench` (not part of `npm test`): every performance figure (the targets of the README's
+ * "Performance" table), each next to a reference measured in the same run, then a summary table of the
  * targets and whether each is met, as Markdown (docs/bench.md keeps a copy of the last run).
  *
  * Parts (each a module that also runs alone):
@@ -72,8 +72,8 @@ if (only.has('switch')) {
 if (only.has('live')) put('live', await (await import('./live.ts')).benchLive());
 
 // ------------------------------------------------------------------ HA HOOK
-// The HA figures (issue 6 "What it must show" 3 and 5: detection time in heartbeat intervals for
-// a crash and a hang, sessions older than the sync threshold lost on any single fault,
+// The HA figures (the targets of docs/ha.md "Measured figures": detection time in heartbeat
+// intervals for a crash and a hang, sessions older than the sync threshold lost on any single fault,
 // double-active instants over the scenario library, 60 s scenario speed, chaos schedules/s) are
 // added by the HA work as bench/ha.ts exporting
 //   benchHa(): Promise<{ figures: Record<string, number>; rows: SummaryRow[] }>

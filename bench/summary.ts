@@ -1,5 +1,5 @@
 /**
- * The bench summary: the targets of issue 3 ("What it must show" 3) with the measured value of
+ * The bench summary: the performance targets with the measured value of
  * this run and whether each is met, rendered as a Markdown table (the README's performance
  * section and docs/bench.md take it as is). Pure: figures in, rows and text out.
  */
@@ -22,7 +22,7 @@ const n0 = (x: number) => Math.round(x).toLocaleString('en');
 const f4 = (x: number) => x.toFixed(4);
 
 /**
- * The issue-3 target rows from the figures of bench/run.ts (keys prefixed `replay.`,
+ * The target rows from the figures of bench/run.ts (keys prefixed `replay.`,
  * `processor.`, `switch.`). A target whose figures are missing is listed with met = null.
  */
 export function summaryRows(f: Record<string, number>): SummaryRow[] {
@@ -94,7 +94,7 @@ export function summaryRows(f: Record<string, number>): SummaryRow[] {
 export function formatSummary(rows: readonly SummaryRow[], loadText: string): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   const L = [
-    `Summary of targets (issue 3) — ${loadText} at the end of the run`,
+    `Summary of targets — ${loadText} at the end of the run`,
     '',
     '| metric | target | measured | reference (same run / anchor) | met |',
     '|---|---|---|---|---|',

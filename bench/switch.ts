@@ -1,5 +1,6 @@
 /**
- * Switch-board benchmark (issue 3, "What it must show" 2–3; dataplane.md §3.1 B1 and §3.2 B2):
+ * Switch-board benchmark (the targets of the README's "Performance" table; dataplane.md §3.1 B1 and
+ * §3.2 B2):
  * - load imbalance (max/mean flows per port) for each hash over 2..16 ports with 1,000,000 seeded
  *   random 5-tuples, with `modulo` and with the 4096-bucket `resilient` table, next to the
  *   statistical floor 1 + 3·√(N/F);

@@ -43,7 +43,7 @@ export interface KeyContext {
   page?: number;
 }
 
-/** The pair `s` switches over unless a processor board is selected: the shelf managers (issue 4). */
+/** The pair `s` switches over unless a processor board is selected: the shelf managers (docs/tui.md). */
 export const SWITCHOVER_PAIR = 'shmc';
 
 /**

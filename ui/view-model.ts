@@ -126,7 +126,7 @@ export const M_STATE_COLOR: Readonly<Record<MState, Color>> = {
   7: 'red',
 };
 
-/** Short role names for the front view (issue 6 roles). */
+/** Short role names for the front view (the HA roles, docs/ha.md "Roles"). */
 export const ROLE_ABBR: Readonly<Record<string, string>> = {
   booting: 'boot',
   arbitrating: 'arb',

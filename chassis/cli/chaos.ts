@@ -1,6 +1,6 @@
 /**
  * `atcasim chaos [--seeds N] [--from-seed S] [--faults LIST] [--duration 60s] [--config FILE]
- * [--out DIR] [--quiet]` — randomised fault schedules in simulated time (issue 6; docs/scenarios.md).
+ * [--out DIR] [--quiet]` — randomised fault schedules in simulated time (docs/scenarios.md).
  * For each seed a schedule is drawn, run on the count model with the invariants audited after
  * every step, and on a violation the seed is printed and a minimised scenario is written to
  * `DIR/chaos-SEED.yaml` (replay it with `atcasim scenario`). Closing line:

@@ -19,7 +19,7 @@ import { CaptureFileReader } from '../io/capture-file.ts';
 import { describeInputError } from './replay.ts';
 import type { CliContext } from './context.ts';
 
-/** The CSV header, exactly as issue 2 specifies it. */
+/** The CSV header, exactly as docs/packet.md specifies it (the tshark oracle's columns). */
 export const FIELDS_HEADER = ['frame.number', 'frame.len', 'frame.cap_len', ...FIELD_NAMES, 'malformed'].join(',');
 
 /** Quotes a CSV value when RFC 4180 §2 requires it. */

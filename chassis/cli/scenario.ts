@@ -1,6 +1,6 @@
 /**
  * `atcasim scenario FILE.yaml... [--junit out.xml] [--json] [--verbose]` — scripted failover tests
- * in simulated time (issue 6; docs/scenarios.md). Every file is parsed and checked first; any
+ * in simulated time (docs/scenarios.md). Every file is parsed and checked first; any
  * invalid file prints `file:line:column: message` and nothing runs (exit 2). Then each scenario
  * runs and its report is printed (text, or JSON with `--json`); exit 1 when an expectation failed,
  * else 0. `--junit FILE` also writes JUnit XML. This file is the I/O edge: it reads the scenario

@@ -1,5 +1,5 @@
 /**
- * The shelf process of the split shelf (issue 7; docs/split.md):
+ * The shelf process of the split shelf (docs/split.md):
  *
  *   atcasim shelf --listen 127.0.0.1:PORT [--db FILE] [--config FILE] [--ipmi-port PORT]
  *                 [--admin-password PW] [--rate PPS] [--session-capacity N] [--stats-interval D]

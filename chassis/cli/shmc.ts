@@ -1,5 +1,5 @@
 /**
- * `atcasim shmc` — one shelf manager of the split shelf (issue 7; docs/split.md):
+ * `atcasim shmc` — one shelf manager of the split shelf (docs/split.md):
  *
  *   atcasim shmc --node a|b --shelf HOST:PORT --peer-listen HOST:PORT --peer HOST:PORT
  *                --ipmi-port PORT --maint-port PORT --db FILE [--admin-password PW]

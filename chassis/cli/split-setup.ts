@@ -1,5 +1,5 @@
 /**
- * The split part of a shelf process (issue 7; docs/split.md), used by `atcasim start --split` and
+ * The split part of a shelf process (docs/split.md), used by `atcasim start --split` and
  * `atcasim shelf`: the bus server, the split shelf (chassis/split/split-shelf.ts), the ShMC
  * process supervisor, the fields the ready line gains, and the shutdown of the children.
  */

@@ -73,7 +73,7 @@ export interface StartOptions {
   stdinCommands?: boolean;
   /** `--no-ha` sets false: no HA pairs (switchover and hang answer "not available"). */
   ha?: boolean;
-  /** `--split` (issue 7, docs/split.md): the ShMC pair as two `atcasim shmc` processes on the shelf bus. */
+  /** `--split` (docs/split.md): the ShMC pair as two `atcasim shmc` processes on the shelf bus. */
   split?: boolean;
   /** Split: bus address [127.0.0.1:0]. Set by `atcasim shelf --listen`. */
   splitListen?: { host: string; port: number };
@@ -310,7 +310,7 @@ async function startEmulator(
 ): Promise<{ em: Emulator; split: SplitSetup | undefined; snmp: SnmpEndpoint | undefined } | number> {
   const { dbPath, configInput, traffic, label } = inputs;
   const platform = { clock, log, random: new SeededRandom(Date.now() >>> 0), cryptoRandom: nodeCryptoRandom };
-  // --split (issue 7): the ShMC pair runs in two shmc processes on the shelf bus (docs/split.md).
+  // --split: the ShMC pair runs in two shmc processes on the shelf bus (docs/split.md).
   const split = o.split
     ? new SplitSetup({
         log,
@@ -356,7 +356,8 @@ async function startEmulator(
       // serial consoles on socat PTYs, linked at $XDG_RUNTIME_DIR/atcasim/<fru> (else beside the database;
       // in a per-database folder inside it when another running emulator owns those names)
       consoles: { expose: ptyConsoleExpose(consoleLinkDirs(dbPath), log) },
-      // the redundant pairs (issue 6): wall clock, stalls of the whole process compensated, heartbeats and sync over UDP
+      // the redundant pairs (docs/ha.md): wall clock, stalls of the whole process compensated,
+      // heartbeats and sync over UDP
       ...(o.ha !== false || split ? { ha: split ? split.haFactory(o.ha !== false ? liveHaFactory(log) : undefined) : liveHaFactory(log) } : {}),
     });
   } catch (e) {

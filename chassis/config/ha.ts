@@ -1,7 +1,7 @@
 /**
  * Timing and policy of the redundant pairs (ShMC pair and processor-board buddy pairs), as the
  * shelf YAML's `ha` section gives it (parsed by chassis/config; defaults below; durations in ms).
- * Sources: issue 6; ../shared/research/ha.md §0, §4.5, §5 (proposed parameters).
+ * Sources: docs/ha.md "Configuration"; ../shared/research/ha.md §0, §4.5, §5 (proposed parameters).
  */
 export interface HaConfig {
   /** Heartbeat interval, default 100 ms. */

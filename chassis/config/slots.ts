@@ -75,7 +75,7 @@ export function hubSlots(c: ShelfConfig): number[] {
 
 /**
  * The hubs' ECMP group: one member per processor board; hub port number = the board's logical
- * slot (port 3 leads to slot3). With `buddyFailover` (the HA issue), a member's buckets go to its
+ * slot (port 3 leads to slot3). With `buddyFailover` (the HA layer, docs/ha.md), a member's buckets go to its
  * pair buddy when it goes down (`failoverPort`); without it they are spread over the others.
  */
 export function ecmpMembers(c: ShelfConfig, opts: { buddyFailover?: boolean } = {}): EcmpMember[] {

@@ -76,7 +76,7 @@ export interface FruControlConfig {
   diagnosticInterrupt: boolean;
 }
 
-/** Serial console line settings (issue 7). */
+/** Serial console line settings (docs/consoles.md "Line settings"). */
 export interface ConsoleConfig {
   /** Baud rate, default 115200. */
   baud: number;

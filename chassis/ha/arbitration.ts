@@ -1,7 +1,7 @@
 /**
- * The dual-arbitration rule and the boot tie-break as pure predicates over what a pair member
- * knows (ha.md §5.2; issue 6). The xstate machine (pair-machine.ts) uses them as its named guards;
- * tests and the abstract model use them directly.
+ * The dual-arbitration rule and the boot tie-break as pure predicates over what a pair member knows
+ * (ha.md §5.2; docs/ha.md "Dual arbitration"). The xstate machine (pair-machine.ts) uses them as its
+ * named guards; tests and the abstract model use them directly.
  *
  *   silent(P)   := no heartbeat from P for ≥ D = N × h
  *   hwDown(P)   := ¬PRESENT(P) ∨ ¬HEALTHY(P)

@@ -22,9 +22,9 @@ import { ByteReader, ByteWriter } from '../../board/common/bytes.ts';
 import { DecodeError } from '../../board/common/errors.ts';
 
 /** Roles as they travel in a heartbeat (ha.md §5 names; 'active.handover' = active handing over). */
-export const ROLE_CODES = ['booting', 'arbitrating', 'active', 'standby.ready', 'standby.hot', 'resetting', 'failed', 'active.handover'] as const;
+export const HEARTBEAT_ROLE_CODES = ['booting', 'arbitrating', 'active', 'standby.ready', 'standby.hot', 'resetting', 'failed', 'active.handover'] as const;
 /** A member's role as reported to its peer and to users. */
-export type WireRole = (typeof ROLE_CODES)[number];
+export type WireRole = (typeof HEARTBEAT_ROLE_CODES)[number];
 
 /** A software version 'major.minor'; a different major is incompatible (ha.md S25). */
 export interface CompatVersion {
@@ -87,7 +87,7 @@ export const heartbeatCodec = {
     const node = enc.encode(hb.node);
     if (share.length < 1 || share.length > 255) throw new RangeError(`heartbeat share name must be 1..255 bytes`);
     if (node.length < 1 || node.length > 255) throw new RangeError(`heartbeat node name must be 1..255 bytes`);
-    const role = ROLE_CODES.indexOf(hb.role);
+    const role = HEARTBEAT_ROLE_CODES.indexOf(hb.role);
     if (role < 0) throw new RangeError(`heartbeat role ${hb.role} unknown`);
     for (const [k, v] of [['incarnation', hb.incarnation], ['seq', hb.seq], ['epoch', hb.epoch], ['syncSeq', hb.syncSeq]] as const) {
       if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`heartbeat ${k} ${v} is not a u32`);
@@ -126,7 +126,7 @@ export const heartbeatCodec = {
     if (flags & 0xe0) throw new DecodeError('heartbeat', 'flags', flagsAt, `reserved bits set (0x${flags.toString(16)})`);
     const roleAt = r.pos;
     const roleCode = r.u8('role');
-    const role = ROLE_CODES[roleCode];
+    const role = HEARTBEAT_ROLE_CODES[roleCode];
     if (role === undefined) throw new DecodeError('heartbeat', 'role', roleAt, `unknown role code ${roleCode}`);
     const major = r.u8('version');
     const minor = r.u8('version');

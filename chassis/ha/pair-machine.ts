@@ -52,7 +52,7 @@ export interface PairMemberInput {
   /** Persisted epoch (fencing token) to start from; default 0. Roles are never restored. */
   epoch?: number;
   timing: PairTiming;
-  /** TEST-ONLY planted bug (issue 6 chaos test): drop the interlock guard. */
+  /** TEST-ONLY planted bug (the chaos test of docs/scenarios.md): drop the interlock guard. */
   unsafeNoInterlockGuard?: boolean;
 }
 

@@ -2,7 +2,7 @@
  * Session sync of one share, active → standby: the sender (on the owner). The receiver (on the
  * standby) is sync-receiver.ts, the wire codec sync-codec.ts, the shared types sync-types.ts.
  *
- * Design (ha.md §4.2–§4.5; issue 6), FTFW-like as conntrackd:
+ * Design (ha.md §4.2–§4.5; docs/ha.md "Session sync"), FTFW-like as conntrackd:
  * - Age filter: only sessions older than T_s (syncMinAgeMs, default 3 s) are sent incrementally;
  *   younger ones are lost on a failover (reported), never on a planned switchover (final flush).
  * - Batching: eligible records are packed into datagrams of at most MTU − 28 bytes (IPv4 + UDP

@@ -1,6 +1,6 @@
 /**
- * A shelf manager's maintenance port (`atcasim shmc --maint-port PORT`, issue 7): TCP on loopback,
- * one JSON request per line, one JSON answer per line.
+ * A shelf manager's maintenance port (`atcasim shmc --maint-port PORT`, docs/split.md): TCP on
+ * loopback, one JSON request per line, one JSON answer per line.
  *
  *   {"op":"status"}                                         → the ShMC's status (role, pid, takeover …)
  *   {"op":"block-heartbeats","on":true,"password":"PW"}     → {"ok":true}: drop heartbeat datagrams

@@ -1,5 +1,5 @@
 /**
- * Starting, killing and restarting shelf-manager processes for the split shelf (issue 7).
+ * Starting, killing and restarting shelf-manager processes for the split shelf (docs/split.md).
  *
  * The only command ever run is this installation's own entry point with the verb `shmc` and flags
  * that pass `parseShmcArgv` (chassis/split/shmc-flags.ts): `node bin/atcasim.mjs shmc --node …`.

@@ -1,5 +1,5 @@
 /**
- * A shelf manager's own SQLite database (`atcasim shmc --db FILE`, issue 7): the management state
+ * A shelf manager's own SQLite database (`atcasim shmc --db FILE`, docs/split.md): the management state
  * it holds and mirrors (the SEL records the shelf reported, by record ID; the IPMI users and the
  * sensor thresholds, table `mgmt`), its activation
  * epoch (a fencing token that survives restarts) and whether it holds the whole management state

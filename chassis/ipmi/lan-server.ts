@@ -229,7 +229,7 @@ export class LanServer implements LanServices, LoginHost {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Hooks for payloads other than IPMI messages (SOL, issue 7)
+  // Hooks for payloads other than IPMI messages (SOL, docs/consoles.md)
 
   /** Registers (or, with undefined, removes) the handler of an RMCP+ payload type other than IPMI (01h SOL). */
   setPayloadHandler(type: number, handler: SessionPayloadHandler | undefined): void {

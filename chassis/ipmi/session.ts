@@ -17,7 +17,7 @@ export interface Peer {
 }
 
 /** Lifecycle: 'challenge' (1.5 temp session), 'open' (RMCP+ after Open Session), 'rakp2' (RAKP2 sent), 'active'. */
-export type SessionState = 'challenge' | 'open' | 'rakp2' | 'active';
+export type IpmiSessionState = 'challenge' | 'open' | 'rakp2' | 'active';
 
 /** RAKP exchange values kept between RAKP1 and RAKP3 (and to answer a repeated RAKP3). */
 export interface RakpState {
@@ -41,7 +41,7 @@ export const IPMI15_WINDOW = { behind: 8, ahead: 8 } as const;
 export class Session {
   /** Session handle 1..255 (Get Session Info / Close Session). */
   handle: number;
-  state: SessionState;
+  state: IpmiSessionState;
   /** Time (ms) the session was created and last accepted an authenticated packet. */
   readonly createdAt: number;
   lastActivity: number;
@@ -99,7 +99,7 @@ export class Session {
     readonly peer: Peer,
     now: number,
     handle = 0,
-    state: SessionState = kind === 'rmcp+' ? 'open' : 'challenge',
+    state: IpmiSessionState = kind === 'rmcp+' ? 'open' : 'challenge',
   ) {
     this.createdAt = now;
     this.lastActivity = now;

@@ -6,7 +6,7 @@
  *
  * While `ownedByHa` is true the HA machine drives the timer: Set and Reset from the LAN are
  * refused with D5h (not supported in present state) so a remote command cannot blind hang
- * detection; Get still works (issue 5).
+ * detection; Get still works (docs/ipmi.md "Watchdog").
  */
 import type { WatchdogSettings, WatchdogState } from '../model/ipmi-watchdog.ts';
 

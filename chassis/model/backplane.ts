@@ -52,8 +52,8 @@ export interface NodeLines {
 }
 
 /**
- * What a node controller needs from the backplane (in-process: `Backplane`; the split shelf of
- * issue 7 can implement it over its shelf connection).
+ * What a node controller needs from the backplane (in-process: `Backplane`; the split shelf
+ * (docs/split.md) can implement it over its shelf connection).
  */
 export interface BackplanePort {
   /** Effective lines of `node` for `channel`. @throws CommandError('unknown_node'|'unknown_channel'). */

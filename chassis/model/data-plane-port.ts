@@ -1,10 +1,10 @@
 /**
- * The port through which the shelf tells the data plane which boards may carry traffic.
- * A board carries traffic only in M4 (issue 4): when it leaves M4 its hub ports leave the ECMP
- * group and its buckets move to the other boards (to its buddy once HA is wired, which also hands
+ * The port through which the shelf tells the data plane which boards may carry traffic. A board carries
+ * traffic only in M4 (docs/shelf.md "Hot-swap states M0–M7"): when it leaves M4 its hub ports leave the
+ * ECMP group and its buckets move to the other boards (to its buddy once HA is wired, which also hands
  * its sessions over); the data plane reports how many sessions were lost, and the shelf counts them.
- * The composition root implements this over the real boards; NullDataPlane serves tests and
- * shelves without a data plane.
+ * The composition root implements this over the real boards; NullDataPlane serves tests and shelves
+ * without a data plane.
  */
 
 /** What the data plane reports when a board's service state changes. */

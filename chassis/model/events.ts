@@ -19,7 +19,7 @@ export type ChassisPowerAction = 'off' | 'on' | 'cycle' | 'reset' | 'diag' | 'so
 /** FRU Control options (PICMG 2Ch/04h). */
 export type FruControlOption = 'cold-reset' | 'warm-reset' | 'graceful-reboot' | 'diagnostic-interrupt';
 
-/** HA role names (issue 6; research/ha.md §5). */
+/** HA role names (docs/ha.md "Roles"; research/ha.md §5). */
 export type HaRoleName = 'booting' | 'arbitrating' | 'active' | 'standby.ready' | 'standby.hot' | 'resetting' | 'failed';
 
 export const HA_ROLES: readonly HaRoleName[] = ['booting', 'arbitrating', 'active', 'standby.ready', 'standby.hot', 'resetting', 'failed'];

@@ -1,9 +1,9 @@
 /**
- * Which shelf configuration is in force (issue 4): a new database takes the shelf from `--config`
- * or the shipped default; later starts use the shelf stored in the database, unless `--config` is
- * given, which replaces it (logged). Runtime state (M-states, SEL, FRU data written over IPMI,
- * thresholds, users, roles) survives a replacement for every FRU and sensor whose configuration did
- * not change (the Shelf compares fingerprints when it opens).
+ * Which shelf configuration is in force (docs/shelf.md "The database"): a new database takes the shelf
+ * from `--config` or the shipped default; later starts use the shelf stored in the database, unless
+ * `--config` is given, which replaces it (logged). Runtime state (M-states, SEL, FRU data written over
+ * IPMI, thresholds, users, roles) survives a replacement for every FRU and sensor whose configuration
+ * did not change (the Shelf compares fingerprints when it opens).
  */
 import { ConfigError } from '../../board/common/errors.ts';
 import type { Logger } from '../../board/common/logger.ts';

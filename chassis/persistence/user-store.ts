@@ -2,7 +2,8 @@
  * The IPMI layer's `UserStore` (chassis/ipmi/users.ts) over the shelf's Store: every `update`
  * writes through synchronously, so when the IPMI command that caused it (Set User Password, Set
  * User Name, Set User Access) is answered, the change has been committed — it survives `kill -9`
- * (issue 5, "management changes persist"). Empty slots are not stored; reads fill them in.
+ * (management changes persist: docs/shelf.md "The database"). Empty slots are not stored; reads fill
+ * them in.
  */
 import { CommandError } from '../../board/common/errors.ts';
 import { MAX_USERS, emptyUser, trimPassword, validateUserUpdate, type IpmiUser, type UserStore, type UserUpdate } from './user-record.ts';

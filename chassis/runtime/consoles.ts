@@ -1,7 +1,7 @@
 /**
- * The consoles part of the emulator (issue 7): the board consoles (chassis/consoles ConsoleMux:
- * firmware shell per ShMC, hub and processor board, following the shelf's hot-swap, reset, fault
- * and HA events), Serial over LAN in the IPMI LAN server (chassis/ipmi/sol), and — when the
+ * The consoles part of the emulator (docs/consoles.md): the board consoles (chassis/consoles
+ * ConsoleMux: firmware shell per ShMC, hub and processor board, following the shelf's hot-swap, reset,
+ * fault and HA events), Serial over LAN in the IPMI LAN server (chassis/ipmi/sol), and — when the
  * caller gives an `expose` edge (`atcasim start`: chassis/io/serial-console.ts, socat PTYs opened
  * through serialport, stable links) — a pseudo-terminal per console whose user-side path goes to
  * `Endpoints.consoles` (the ready line, `clia console`, the TUI's detail pane).

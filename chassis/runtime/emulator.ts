@@ -98,9 +98,9 @@ export interface EmulatorOptions {
         /** Serves it (UDP). Omitted = the server exists but listens nowhere (simulated runs). */
         listen?: IpmiListen;
       };
-  /** The HA part (chassis/ha, issue 6), built once the shelf and data plane exist. */
+  /** The HA part (chassis/ha, docs/ha.md), built once the shelf and data plane exist. */
   ha?: HaFactory;
-  /** Serial consoles and SOL (issue 7, chassis/runtime/consoles.ts); false = none. `expose` puts them on PTYs. */
+  /** Serial consoles and SOL (docs/consoles.md, chassis/runtime/consoles.ts); false = none. `expose` puts them on PTYs. */
   consoles?: false | ConsoleOptions;
   /** Traffic monitor period, ms [1000]. */
   statsSampleMs?: number;
@@ -122,7 +122,7 @@ export class Emulator {
   ha: HaPart | undefined;
   /** The IPMI LAN server, when enabled. */
   lanServer: LanServer | undefined;
-  /** The board consoles, SOL and their PTYs (issue 7), unless disabled. */
+  /** The board consoles, SOL and their PTYs (docs/consoles.md), unless disabled. */
   consoles: ConsolesPart | undefined;
   private ipmiFace: IpmiFace | undefined;
   /** Administrator provisioning result of this start (`generatedPassword` only on a first start without one given; `ignored` when a given password was not applied). */

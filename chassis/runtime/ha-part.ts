@@ -57,7 +57,7 @@ export interface EmulatorHaOptions {
   wallClock?: boolean;
   /** Software version of every node, default '1.0'. */
   version?: string;
-  /** TEST-ONLY planted bug (issue 6 chaos test): the firmware ignores the interlock. */
+  /** TEST-ONLY planted bug (the chaos test of docs/scenarios.md): the firmware ignores the interlock. */
   unsafeNoInterlockGuard?: boolean;
   /** Timing overrides over the shelf YAML's `ha` section (scenarios). */
   timing?: Partial<HaConfig>;

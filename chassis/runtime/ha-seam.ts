@@ -1,5 +1,5 @@
 /**
- * The seam where the HA layer (chassis/ha, issue 6) plugs into the emulator composition.
+ * The seam where the HA layer (chassis/ha, docs/ha.md) plugs into the emulator composition.
  *
  * The emulator does not know how pairs arbitrate; it asks an optional `HaPart` for three things:
  * operator actions (`switchover`, `hang`, `heal`), a read-only status for the TUI and the stats
@@ -37,7 +37,7 @@ export interface HaMemberView {
   share: string;
   /** Node name: `shmc-a`, `slot3`, … */
   node: string;
-  /** Role name as issue 6 spells it (`active`, `standby.hot`, …). */
+  /** Role name as docs/ha.md "Roles" spells it (`active`, `standby.hot`, …). */
   role: string;
   epoch: number;
   /** Ms since the peer's last heartbeat (Infinity when never heard). */

@@ -42,7 +42,7 @@ export interface IpmiContext {
   platform: Platform;
   /** Settings in force (YAML merged with flags). */
   settings: IpmiSettings & { insecureCipher0: boolean };
-  /** Serial-console path of a FRU, when consoles exist (issue 7). */
+  /** Serial-console path of a FRU, when consoles exist (docs/consoles.md). */
   consolePath: (fru: string) => string | undefined;
   /** HA hooks (switchover, shelf-manager status) once the HA part is wired. */
   ha?: ShelfIpmiHaHooks;
@@ -120,7 +120,7 @@ export function callController(server: LanServer | undefined, req: IpmiCall, now
   return { cc: r.cc, data: r.data };
 }
 
-/** Administrator inputs of a first start (issue 5: no well-known default password). */
+/** Administrator inputs of a first start (no well-known default password: docs/ipmi.md "Users and passwords"). */
 export interface AdminOptions {
   /** `--admin-user` [admin]. */
   user?: string;

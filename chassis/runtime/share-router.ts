@@ -1,9 +1,9 @@
 /**
  * The hubs' resilient bucket table (the data plane's EcmpGroup) as the HA layer's ShareRouter port
  * (chassis/ha/node-ports.ts). It lives in the composition layer because it joins two siblings that
- * never import each other (chassis/dataplane and chassis/ha). A share is written `PAIR/HOME` (issue 6: `lb1/slot3` is the
- * share whose home is slot3); its buckets are the ECMP group's home buckets of that board's hub
- * port (port N leads to slot N, chassis/config `ecmpMembers`).
+ * never import each other (chassis/dataplane and chassis/ha). A share is written `PAIR/HOME`
+ * (docs/ha.md: `lb1/slot3` is the share whose home is slot3); its buckets are the ECMP group's home
+ * buckets of that board's hub port (port N leads to slot N, chassis/config `ecmpMembers`).
  * - `assign(share, node)`: every bucket of the share is owned by `node` (EcmpGroup.moveShare);
  *   assigning it to its home gives it back (restoreShare). Takes effect at once for new packets
  *   on both hubs.

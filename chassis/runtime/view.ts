@@ -12,7 +12,7 @@ import type { HaMemberView } from './ha-seam.ts';
 export interface Endpoints {
   /** IPMI LAN `host:port`, when the IPMI server runs. */
   ipmi?: string;
-  /** Serial console paths (user side of each PTY) by FRU name (issue 7; empty without PTYs). */
+  /** Serial console paths (user side of each PTY) by FRU name (docs/consoles.md; empty without PTYs). */
   consoles: Record<string, string>;
   /** Stable links to those paths ($XDG_RUNTIME_DIR/atcasim/slot3 …) by FRU name, when made. */
   consoleLinks?: Record<string, string>;

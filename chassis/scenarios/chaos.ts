@@ -1,13 +1,13 @@
 /**
- * Randomised fault schedules (`atcasim chaos`, issue 6 "Beyond the anchors"): for each seed, draw a
- * schedule of actions from the scenario action list (random kinds, targets, parameters and times;
- * faults overlap), run it on the count model in simulated time (the `model` engine of
- * `atcasim scenario`, runner.ts `runModel`) with the invariants audited after every step (the HA
- * fabric: at most one owner per share and one active ShMC, epochs never decrease, HEALTHY low
+ * Randomised fault schedules (`atcasim chaos`, docs/scenarios.md: beyond the scripted library): for
+ * each seed, draw a schedule of actions from the scenario action list (random kinds, targets,
+ * parameters and times; faults overlap), run it on the count model in simulated time (the `model`
+ * engine of `atcasim scenario`, runner.ts `runModel`) with the invariants audited after every step (the
+ * HA fabric: at most one owner per share and one active ShMC, epochs never decrease, HEALTHY low
  * throughout a reset, no protected session lost while at most one component is faulty), and on a
  * violation minimise the schedule — fewest actions and shortest run that still violate the same
- * invariant — into a scenario YAML that `atcasim scenario` replays exactly (same engine, seed,
- * traffic and actions, so the same violation).
+ * invariant — into a scenario YAML that `atcasim scenario` replays exactly (same engine, seed, traffic
+ * and actions, so the same violation).
  *
  * Pure: no I/O (the CLI writes the YAML files), randomness from SeededRandom(seed).
  */

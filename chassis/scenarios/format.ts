@@ -1,5 +1,5 @@
 /**
- * The scenario file format of `atcasim scenario` (issue 6; docs/scenarios.md is the reference):
+ * The scenario file format of `atcasim scenario` (docs/scenarios.md is the reference):
  *
  *   name: hung active shelf manager        # required
  *   description: …                         # optional, free text

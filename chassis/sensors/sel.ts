@@ -23,7 +23,7 @@ export const SEL_VERSION = 0x51;
 /** Record ids 0000h ("first") and FFFFh ("last") are reserved by Get SEL Entry (§31.5). */
 export const SEL_FIRST = 0x0000;
 export const SEL_LAST = 0xffff;
-/** Default SEL capacity in records (issue 4). */
+/** Default SEL capacity in records (docs/shelf.md "The System Event Log"). */
 export const DEFAULT_SEL_CAPACITY = 4096;
 /** Timestamp meaning "unspecified" (§31.2: FFFFFFFFh = not available). */
 export const SEL_TIME_UNSPECIFIED = 0xffffffff;

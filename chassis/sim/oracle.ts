@@ -1,5 +1,6 @@
 /**
- * The session-loss oracle of ../shared/research/ha.md §5.5, as issue 6 defines "protected":
+ * The session-loss oracle of ../shared/research/ha.md §5.5, as the HA design defines "protected"
+ * (docs/ha.md):
  *
  *   t_f = the instant the old owner stops forwarding; t_a = the instant the new owner starts.
  *   L   = {s in the old owner's table at t_f, still open at t_a} − {s in the new owner's committed table}
@@ -9,7 +10,7 @@
  * The lag is how far the acknowledged watermark W (SyncSender.ackedWatermark(): every live session
  * created at or before W is held by a standby with a complete base, acknowledged) trails the
  * edge t_f − T_s − B; so protected(s) ⇔ created(s) ≤ min(t_f − T_s − B, W). For a hang the owner's
- * sender stops at t_f, so W is what the peer acknowledged before the reset (issue 6). Pure.
+ * sender stops at t_f, so W is what the peer acknowledged before the reset. Pure.
  */
 import type { LostItem } from '../ha/ha-fabric.ts';
 

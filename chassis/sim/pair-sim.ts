@@ -1,7 +1,7 @@
 /**
  * Deterministic simulation of redundant pairs in simulated time with sessions as counts with
  * ages: the engine under `atcasim chaos` and the `sessions: model` mode of `atcasim scenario`
- * (issue 6), after corosync-vqsim's pattern (in-process, scripted, an oracle after every step;
+ * (docs/ha.md), after corosync-vqsim's pattern (in-process, scripted, an oracle after every step;
  * ha.md §2.5).
  *
  * The pairs and nodes are the HA fabric's (chassis/ha/ha-fabric.ts); clocks, links, faults, the

@@ -1,6 +1,6 @@
 /**
- * The fault and operator actions of the HA simulation (issue 6's scenario action list), as a
- * discriminated union with a text parser and formatter, so `atcasim scenario` / `chaos` and the
+ * The fault and operator actions of the HA simulation (the scenario action list of docs/scenarios.md),
+ * as a discriminated union with a text parser and formatter, so `atcasim scenario` / `chaos` and the
  * tests speak the same language:
  *
  *   crash NODE · power-off NODE · power-on NODE · hang NODE · heal NODE · pause NODE DURATION ·

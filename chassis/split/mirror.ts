@@ -1,9 +1,9 @@
 /**
- * Management-state mirroring between the two shelf managers (issue 7): the active ShMC sends every
- * management write (today: SEL records) to the standby, which commits it to its own database and
- * acknowledges it; while a hot standby exists, the active releases an answer that reports a write
- * (an IPMI response) only after every write made before it is acknowledged — so nothing a user was
- * told succeeded is lost in a switchover (the synchronous replication of Pacemaker/DRBD protocol C;
+ * Management-state mirroring between the two shelf managers (docs/split.md): the active ShMC sends
+ * every management write (today: SEL records) to the standby, which commits it to its own database and
+ * acknowledges it; while a hot standby exists, the active releases an answer that reports a write (an
+ * IPMI response) only after every write made before it is acknowledged — so nothing a user was told
+ * succeeded is lost in a switchover (the synchronous replication of Pacemaker/DRBD protocol C;
  * conntrackd's FTFW for the sequence/ack/resend scheme).
  *
  * Protocol (UDP on loopback, next to the heartbeats and session sync; datagram = 'AM', u8 format 1,

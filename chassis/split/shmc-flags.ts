@@ -1,7 +1,7 @@
 /**
  * The flags of `atcasim shmc` as one value, and the check the shelf applies to what a ShMC
  * registered before it runs it again after a reset: the shelf re-runs only `atcasim shmc` with
- * these flags (each known, each value of the right form), never an arbitrary command (issue 7).
+ * these flags (each known, each value of the right form), never an arbitrary command (docs/split.md).
  *
  * argv form (the order `shmcArgv` writes):
  *   --node a|b --shelf HOST:PORT --peer-listen HOST:PORT --peer HOST:PORT --ipmi-port PORT

@@ -1,5 +1,5 @@
 /**
- * What the shelf's hardware holds for its two external shelf managers (issue 7, split shelf):
+ * What the shelf's hardware holds for its two external shelf managers (the split shelf, docs/split.md):
  * the ShMC pair's backplane lines (PRESENT / HEALTHY / ACTIVE on the one channel 'shmc', and the
  * interlock: chassis/model/backplane.ts) and each ShMC's IPMI watchdog (chassis/model/ipmi-watchdog.ts),
  * counting down on the shelf's Clock.

@@ -1,6 +1,7 @@
 /**
- * One shelf manager of the split shelf (`atcasim shmc`, issue 7) without its sockets: the existing
- * pair-member machine and NodeController (chassis/ha) for the ShMC pair's one share 'shmc', with
+ * One shelf manager of the split shelf (`atcasim shmc`, docs/split.md) without its sockets: the
+ * existing pair-member machine and NodeController (chassis/ha) for the ShMC pair's one share
+ * 'shmc', with
  *
  * - the backplane lines and the IPMI watchdog reached over the local bus (the shelf process holds
  *   them: `BusBackplane`, `BusWatchdog`);
@@ -12,11 +13,12 @@
  * - the management-state mirror (mirror.ts): SEL records the shelf reports to the active ShMC are
  *   committed to its own database and mirrored to the standby; IPMI answers wait for the standby's
  *   commit while it is hot;
- * - the source of truth (issue 7: each ShMC has its own database): a node that turns active and whose
- *   database holds the management state (it took a `held` marker: a complete catch-up as a standby,
- *   or the shelf's seeding as an earlier active) sends that state to the shelf (`stateload`), which
- *   replaces its SEL, users and thresholds with it before any IPMI datagram is relayed; only a node
- *   whose database never held it asks the shelf for it (`statewant`, seeding, answered by `stateend`);
+ * - the source of truth (docs/split.md: each ShMC has its own database): a node that turns active and
+ *   whose database holds the management state (it took a `held` marker: a complete catch-up as a
+ *   standby, or the shelf's seeding as an earlier active) sends that state to the shelf (`stateload`),
+ *   which replaces its SEL, users and thresholds with it before any IPMI datagram is relayed; only a
+ *   node whose database never held it asks the shelf for it (`statewant`, seeding, answered by
+ *   `stateend`);
  * - the shelf address: `shelfAddress(true)` is asked when the node turns active (the I/O side binds
  *   the UDP port and relays datagrams to the shelf's IPMI layer over the bus), false when it leaves;
  * - the takeover figures the maintenance port reports (`status()`).

@@ -1,5 +1,5 @@
 /**
- * The shelf process's side of the split shelf (issue 7): the hardware the two external shelf
+ * The shelf process's side of the split shelf (docs/split.md): the hardware the two external shelf
  * managers plug into. It runs next to the Emulator (boards, data plane with traffic, processor-
  * board HA as in `start`) and owns:
  *
@@ -21,7 +21,7 @@
  *   the new active after its load;
  * - the roles the ShMCs report, shown on the Shelf (TUI, SEL, the shelf address follows the active).
  *
- * Time (issues 6/7): everything that judges a ShMC by time — its watchdog countdown, the age of its
+ * Time (docs/split.md): everything that judges a ShMC by time — its watchdog countdown, the age of its
  * last report — runs on a StallCompensatedClock over the shelf's clock (board/common/stall-clock.ts).
  * A stall of the shelf process itself (GC, a loaded machine) is not a ShMC fault: while the shelf's
  * loop is blocked the ShMCs' kicks queue on the bus, and after the block Node runs due timers before

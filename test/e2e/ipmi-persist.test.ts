@@ -1,10 +1,10 @@
 /**
- * Management changes made with real ipmitool persist in the emulator's SQLite database (issue 5,
- * "What it must show" 4): a password set with `user set password`, SEL records added with
- * `ipmitool event`, and FRU writes (`fru edit`, Write FRU Data) survive a clean restart, and also a
- * SIGKILL sent right after ipmitool reported success — the database then passes
- * `PRAGMA integrity_check` and the restarted emulator has every acknowledged change.
- * The emulator is `atcasim start --headless --db FILE` (a separate process holding the store).
+ * Management changes made with real ipmitool persist in the emulator's SQLite database (docs/shelf.md
+ * "The database"): a password set with `user set password`, SEL records added with `ipmitool event`,
+ * and FRU writes (`fru edit`, Write FRU Data) survive a clean restart, and also a SIGKILL sent right
+ * after ipmitool reported success — the database then passes `PRAGMA integrity_check` and the restarted
+ * emulator has every acknowledged change. The emulator is `atcasim start --headless --db FILE` (a
+ * separate process holding the store).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,15 +1,15 @@
 /**
- * Security behaviour seen by the real clients (issue 5 "What it must show" 2): wrong password and
- * unknown user refused at RAKP (ipmitool, FreeIPMI) and at Activate Session for IPMI 1.5; cipher
- * suite 0 (and the no-integrity suite 1) and auth type NONE refused by default, accepted only with
- * the explicit insecure options; a USER account gets no ADMINISTRATOR session through ipmitool's
- * default name-only lookup and cannot run operator/administrator commands; no HPM.2 "compcode = d4"
- * noise below ADMINISTRATOR. Replay and window rules are tested in-process (security.test.ts):
- * no client here can replay a packet.
+ * Security behaviour seen by the real clients (docs/ipmi.md "Security behaviour"): wrong password and
+ * unknown user refused at RAKP (ipmitool, FreeIPMI) and at Activate Session for IPMI 1.5; cipher suite
+ * 0 (and the no-integrity suite 1) and auth type NONE refused by default, accepted only with the
+ * explicit insecure options; a USER account gets no ADMINISTRATOR session through ipmitool's default
+ * name-only lookup and cannot run operator/administrator commands; no HPM.2 "compcode = d4" noise below
+ * ADMINISTRATOR. Replay and window rules are tested in-process
+ * (test/unit/chassis/ipmi/lan-server.security.test.ts): no client here can replay a packet.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runClient } from '../support/ipmi-golden.ts';
-import { startUdpTestServer } from '../unit/ipmi/support/test-server.ts';
+import { startUdpTestServer } from '../support/ipmi-test-server.ts';
 
 let srv: Awaited<ReturnType<typeof startUdpTestServer>>;
 beforeAll(async () => {

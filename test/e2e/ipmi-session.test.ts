@@ -1,9 +1,9 @@
 /**
- * Real ipmitool (-I lanplus -C 3, -C 17, without -C, -I lan) and real FreeIPMI (bmc-info,
- * ipmi-raw; LAN_2_0 without the opensesspriv workaround, suite 17, LAN) against the LAN server on
- * a free UDP port in this process, for the commands of issue 5 phase 1. Outputs are compared by
- * shape with ../shared/ipmi/golden (test/support/ipmi-golden.ts); where ipmi_sim fails for lack of
- * a feature (self test, in-session auth caps, suite 17, FreeIPMI without -W opensesspriv or at
+ * Real ipmitool (-I lanplus -C 3, -C 17, without -C, -I lan) and real FreeIPMI (bmc-info, ipmi-raw;
+ * LAN_2_0 without the opensesspriv workaround, suite 17, LAN) against the LAN server on a free UDP port
+ * in this process, for the session-level and App commands (docs/ipmi.md "What works"). Outputs are
+ * compared by shape with ../shared/ipmi/golden (test/support/ipmi-golden.ts); where ipmi_sim fails for
+ * lack of a feature (self test, in-session auth caps, suite 17, FreeIPMI without -W opensesspriv or at
  * USER privilege) atcasim must succeed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { captureLogger } from '../../board/common/logger.ts';
 import type { LogRecord } from '../../board/common/logger.ts';
 import { firstTwoChannels, loadGolden, runAgainstGolden, runClient } from '../support/ipmi-golden.ts';
 import type { GoldenExpectations } from '../support/ipmi-golden.ts';
-import { startUdpTestServer } from '../unit/ipmi/support/test-server.ts';
+import { startUdpTestServer } from '../support/ipmi-test-server.ts';
 
 let srv: Awaited<ReturnType<typeof startUdpTestServer>>;
 const records: LogRecord[] = [];

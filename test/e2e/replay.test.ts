@@ -4,7 +4,7 @@
  *   oracle rows (pcapng custom-block rows dropped, as ../shared/tools/compare-fields.py does);
  *   the file tshark refuses is refused (exit 2, one line, no stack);
  * - `flows` equals tshark's conversation count (conv,tcp + conv,udp + conv,sctp, plus conv,ip /
- *   conv,ipv6 for other protocols) on captures where tshark's notion and the issue's agree, and
+ *   conv,ipv6 for other protocols) on captures where tshark's notion and docs/replay.md's agree, and
  *   on the bundled capture — where TCP ports are reused — `flows` equals the distinct 5-tuples
  *   tshark prints while `sessions.created` equals tshark's conversation (stream) count;
  * - `--json` has every field and every drop key; `--out` frames pass tshark with IPv4, TCP and
@@ -96,7 +96,7 @@ describe('flows against tshark conversations', () => {
   // Captures without tunnels (tshark's ip/ipv6 tables also count every inner header of a tunnel),
   // without IPv6 extension headers (ipv6.nxt is the fixed header's next header), with one
   // protocol per address pair among the non-TCP/UDP/SCTP traffic, and without a reused TCP
-  // 5-tuple: there tshark's count and the issue's definition coincide.
+  // 5-tuple: there tshark's count and the definition of docs/replay.md "Flows" coincide.
   const files = ['zeek__wikipedia.pcap', 'zeek__sctp.pcap', 'zeek__tcp.pcap', 'pcapplusplus__sll.pcap', 'pcapplusplus__raw_ip.pcap', 'tcpdump__IGMP_V2.pcap',
     'pcapplusplus__IcmpPackets.pcap', 'zeek__quicv2-http3-443.pcap', 'tcpreplay__test.pcap', 'zeek__icmp6.pcap'];
   for (const f of files) {
@@ -112,7 +112,7 @@ describe('flows against tshark conversations', () => {
 
   it('bundled capture: flows = distinct 5-tuples from tshark, sessions created = tshark conversations', () => {
     // tshark ≥ 3.6 keys TCP conversations by stream: a 5-tuple reused after a close is a second
-    // conversation. The issue defines a flow as the 5-tuple (direction-insensitive), so `flows`
+    // conversation. docs/replay.md defines a flow as the 5-tuple (direction-insensitive), so `flows`
     // counts 5-tuples, while the boards open a new session for a reused port (IPVS-style
     // connection reuse), which is what `sessions.created` counts. On the whole bench capture the
     // two differ (14,648 5-tuples, 16,420 tshark conversations: docs/replay.md); its first

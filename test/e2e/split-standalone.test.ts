@@ -1,10 +1,10 @@
 /**
- * The split shelf run by hand (issue 7, docs/split.md): `atcasim shelf --listen 127.0.0.1:0` and two
- * `atcasim shmc` processes started by the user, as three separate commands. One ShMC turns active and
- * answers ipmitool on the shelf address; `clia shmstatus --maint` reports each one's role; a shmc with
- * flags the shelf would never re-run is refused with exit 2; a ShMC the user killed is started again
- * by the shelf (its watchdog expired) with the flags it registered — its password, which the user gave
- * on the command line (a) or in ATCASIM_ADMIN_PASSWORD (b), now in its environment and not on its
+ * The split shelf run by hand (docs/split.md "Running it"): `atcasim shelf --listen 127.0.0.1:0` and
+ * two `atcasim shmc` processes started by the user, as three separate commands. One ShMC turns active
+ * and answers ipmitool on the shelf address; `clia shmstatus --maint` reports each one's role; a shmc
+ * with flags the shelf would never re-run is refused with exit 2; a ShMC the user killed is started
+ * again by the shelf (its watchdog expired) with the flags it registered — its password, which the user
+ * gave on the command line (a) or in ATCASIM_ADMIN_PASSWORD (b), now in its environment and not on its
  * command line; SIGTERM of the shelf ends the ShMCs (they lose their bus).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -85,7 +85,7 @@ describe('atcasim shelf + two atcasim shmc started by hand', () => {
 
     const peer = { a: await freePort('udp'), b: await freePort('udp') };
     const maint = { a: await freePort('tcp'), b: await freePort('tcp') };
-    // a: the password on its command line (issue 7's flag); b: in ATCASIM_ADMIN_PASSWORD
+    // a: the password on its command line (the `--admin-password` flag); b: in ATCASIM_ADMIN_PASSWORD
     const shmcPw = { a: TEST_ADMIN.password, b: 'env-only-pw-b' };
     for (const n of ['a', 'b'] as const) {
       const common = ['shmc', '--node', n, '--shelf', bus, '--peer-listen', `127.0.0.1:${peer[n]}`, '--peer', `127.0.0.1:${peer[n === 'a' ? 'b' : 'a']}`, '--ipmi-port', String(ipmiPort), '--maint-port', String(maint[n]), '--db', join(dir, `shmc-${n}.db`)];

@@ -1,7 +1,7 @@
 /**
- * The active ShMC's own database is the source of the management state (issue 7: "each has its own
- * SQLite database. Management state is mirrored active → standby (SEL, users, …)"), with real
- * processes and ipmitool:
+ * The active ShMC's own database is the source of the management state (docs/split.md "Where the
+ * management state lives": each ShMC has its own SQLite database, mirrored active → standby: SEL,
+ * users, …), with real processes and ipmitool:
  *
  * 1. `start --split` on fresh files: the first active is seeded by the shelf; both ShMC databases
  *    then hold the state; two SEL records are written over IPMI.

@@ -1,6 +1,7 @@
 /**
- * The split shelf with real processes (issue 7, "What it must show" 1): `atcasim start --split
- * --headless` with traffic — the shelf process plus two `atcasim shmc` processes — then real faults:
+ * The split shelf with real processes (docs/split.md "What each fault looks like"): `atcasim start
+ * --split --headless` with traffic — the shelf process plus two `atcasim shmc` processes — then real
+ * faults:
  *
  * (c) the in-process heartbeat switch (maintenance port) cuts heartbeats only: both sides see the
  *     peer silent, but the lines show it healthy and active, so nobody takes over;

@@ -1,12 +1,12 @@
 /**
- * Durability of `atcasim start` across `kill -9` (issue 4, "what it must show" 2): a headless
- * emulator with live traffic; slot3 deactivated over the real IPMI path (`ipmitool picmg
- * deactivate`, bridged to the board's IPMC at 86h: the shelf manager's Set FRU Activation →
- * Shelf.deactivate, M4 → M6 → M1) and slot5 through the TUI's own command (open handle,
- * Shelf.hotSwap.openHandle, M4 → M5 → M6 → M1, sent over the stdin control channel); then slot6's handle
- * is opened and the process is killed with SIGKILL the moment that command is acknowledged. After
- * the kill: `PRAGMA integrity_check` = ok, every SEL record acknowledged before the kill is in the
- * database, and a restart on the same database finds slot3 and slot5 still in M1 (out of
+ * Durability of `atcasim start` across `kill -9` (docs/shelf.md "The database": a change is committed
+ * before it is acknowledged): a headless emulator with live traffic; slot3 deactivated over the real
+ * IPMI path (`ipmitool picmg deactivate`, bridged to the board's IPMC at 86h: the shelf manager's Set
+ * FRU Activation → Shelf.deactivate, M4 → M6 → M1) and slot5 through the TUI's own command (open
+ * handle, Shelf.hotSwap.openHandle, M4 → M5 → M6 → M1, sent over the stdin control channel); then
+ * slot6's handle is opened and the process is killed with SIGKILL the moment that command is
+ * acknowledged. After the kill: `PRAGMA integrity_check` = ok, every SEL record acknowledged before the
+ * kill is in the database, and a restart on the same database finds slot3 and slot5 still in M1 (out of
  * service), slot6 past M4 (its acknowledged M5 survived; the step under way continues), the other
  * boards in M4 with traffic, and the SEL intact as ipmitool lists it.
  */

@@ -1,5 +1,5 @@
 /**
- * `atcasim fields` against the tshark oracle (issue 2, "What it must show" 1 and 3):
+ * `atcasim fields` against the tshark oracle (docs/packet.md):
  * - every capture in ../shared/pcap: the CSV compared by ../shared/tools/compare-fields.py with
  *   the oracle's CSV (zero differences, no exclusions); the file tshark refuses is refused (exit 2,
  *   nothing on stdout, one line on stderr);

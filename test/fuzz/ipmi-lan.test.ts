@@ -1,9 +1,9 @@
 /**
- * Fuzz (issue 5 "What it must show" 3): 120,000 malformed datagrams — random bytes, random bytes
- * behind a valid RMCP header, truncations, byte/bit/length mutations of real packets (every
- * datagram of ../shared/ipmi/captures plus live packets of RMCP+ suite 3/17 and IPMI 1.5 sessions
- * open on this server) — fed to the LAN server in-process with a fixed seed. Then real ipmitool
- * `-I lanplus` (`-C 3` and `-C 17`) still gets `mc info` from the same server over UDP.
+ * Fuzz of the LAN server (bad input gets no crash and loses nothing): 120,000 malformed datagrams —
+ * random bytes, random bytes behind a valid RMCP header, truncations, byte/bit/length mutations of real
+ * packets (every datagram of ../shared/ipmi/captures plus live packets of RMCP+ suite 3/17 and IPMI 1.5
+ * sessions open on this server) — fed to the LAN server in-process with a fixed seed. Then real
+ * ipmitool `-I lanplus` (`-C 3` and `-C 17`) still gets `mc info` from the same server over UDP.
  * Checked: nothing escapes handleDatagram (no 'internal' drop either), every reply is a well-formed
  * datagram, session tables stay within their limits, the sessions opened before still work.
  */
@@ -17,10 +17,10 @@ import { decodeRmcpPlus } from '../../chassis/ipmi/rmcpplus.ts';
 import { decodeSession15 } from '../../chassis/ipmi/session15.ts';
 import { runClient } from '../support/ipmi-golden.ts';
 import { shared } from '../support/shared.ts';
-import { Ipmi15Client, RmcpPlusClient } from '../unit/ipmi/support/client.ts';
-import type { Wire } from '../unit/ipmi/support/client.ts';
-import { readIpmiCapture } from '../unit/ipmi/support/pcap.ts';
-import { startUdpTestServer } from '../unit/ipmi/support/test-server.ts';
+import { Ipmi15Client, RmcpPlusClient } from '../support/ipmi-client.ts';
+import type { Wire } from '../support/ipmi-client.ts';
+import { readIpmiCapture } from '../support/ipmi-captures.ts';
+import { startUdpTestServer } from '../support/ipmi-test-server.ts';
 
 const COUNT = 120_000;
 const SEED = 0x1b3f5a;

@@ -1,7 +1,7 @@
 /**
- * Seeded fuzzing of the packet parser (issue 2, "What it must show" 2): at least 100,000
- * mutations — bit flips, byte overwrites, truncations (with the wire length kept or not), lies in
- * 16-bit length fields, link-type swaps — of the real packets of every capture in ../shared/pcap.
+ * Seeded fuzzing of the packet parser (no input makes it throw; docs/packet.md "Errors"): at least
+ * 100,000 mutations — bit flips, byte overwrites, truncations (with the wire length kept or not), lies
+ * in 16-bit length fields, link-type swaps — of the real packets of every capture in ../shared/pcap.
  *
  * Each case must return (never throw), leave a consistent view (a parse or one typed error), and
  * never read outside its frame: the frame is parsed twice from the middle of a larger buffer whose

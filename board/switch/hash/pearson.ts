@@ -9,11 +9,11 @@
  * the first input byte incremented by 1 (mod 256); the first pass gives the high byte and the
  * second the low byte. Empty input hashes to 0.
  *
- * The permutation T (PEARSON_TABLE) is the 256-entry example permutation printed with Pearson's
- * paper, as it is reproduced in the TLSH reference implementation (its `v_table`) and in Eclipse
- * OMR (`RandomValues`). We could not check it against the paper's own page; whatever its
- * pedigree, it is fixed here, and test/unit/switch/hash.test.ts checks that it is a permutation
- * of 0..255. (It has one fixed point: T[92] = 92.)
+ * The permutation T (PEARSON_TABLE) is the 256-entry example permutation printed with Pearson's paper,
+ * as it is reproduced in the TLSH reference implementation (its `v_table`) and in Eclipse OMR
+ * (`RandomValues`). We could not check it against the paper's own page; whatever its pedigree, it is
+ * fixed here, and test/unit/board/switch/hash/pearson.test.ts checks that it is a permutation of
+ * 0..255. (It has one fixed point: T[92] = 92.)
  */
 
 /** The fixed permutation of 0..255 used by `pearson8`/`pearson16` (see the module header). */

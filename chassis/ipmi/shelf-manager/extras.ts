@@ -1,7 +1,7 @@
 /**
  * The PICMG features the Shelf model does not carry, modelled at the minimum a real ShMC or board
- * reports (issue 5: where the model lacks a feature, answer like a real controller rather than
- * failing), kept here on top of the Shelf API:
+ * reports (the house rule: where the model lacks a feature, answer like a real controller rather
+ * than failing), kept here on top of the Shelf API:
  *
  * - **ShMC links** (Set/Get Port State at a shelf manager): each ShMC has one Base Interface link
  *   to each hub slot (channel 1 → slot1, channel 2 → slot2; PICMG 3.0 §6.2: the hubs' Base

@@ -19,7 +19,7 @@
  *                                                                 state, previous, cause, flags, power level, str name, str label
  *   08h Insert / Extract          rq: op, str FRU            rs: M-state
  *
- * Codes: role = index in ROLE_CODES (FFh absent); kind = index in KIND_CODES; cause = PICMG cause
+ * Codes: role = index in OEM_ROLE_CODES (FFh absent); kind = index in KIND_CODES; cause = PICMG cause
  * (hot-swap.ts HOT_SWAP_CAUSE); sensor status = index in STATUS_CODES; fault action 1 inject / 0
  * repair, kind 0 payload / 1 comm / FFh every fault (repair); handle op 0 open / 1 close; insert op
  * 1 insert / 0 extract. A refused command answers its completion code followed by IANA, str code
@@ -49,7 +49,7 @@ export const OemCmd = {
 } as const;
 
 /** Role codes (FFh = absent). */
-export const ROLE_CODES: readonly HaRoleName[] = HA_ROLES;
+export const OEM_ROLE_CODES: readonly HaRoleName[] = HA_ROLES;
 /** FRU kind codes. */
 export const KIND_CODES = ['shmc', 'hub', 'processor', 'fan', 'pem'] as const;
 /** Sensor status codes. */
@@ -115,8 +115,8 @@ export interface OemShmStatus {
 /** Encodes the response data of Get Shelf Manager Status. */
 export function encodeShmStatus(s: OemShmStatus): Uint8Array {
   const w = oemWriter();
-  w.u8(ROLE_CODES.indexOf(s.role));
-  w.u8(s.peerRole === 'absent' ? 0xff : ROLE_CODES.indexOf(s.peerRole));
+  w.u8(OEM_ROLE_CODES.indexOf(s.role));
+  w.u8(s.peerRole === 'absent' ? 0xff : OEM_ROLE_CODES.indexOf(s.peerRole));
   w.u32le(s.epoch >>> 0);
   w.u8(s.site).u8(s.peerSite).u8(s.flags);
   putStr(w, s.self);
@@ -125,7 +125,7 @@ export function encodeShmStatus(s: OemShmStatus): Uint8Array {
 }
 
 function roleOf(code: number, field: string): HaRoleName {
-  const r = ROLE_CODES[code];
+  const r = OEM_ROLE_CODES[code];
   if (!r) throw new RangeError(`${field}: unknown role code ${code}`);
   return r;
 }

@@ -1,5 +1,5 @@
-// The shelf YAML loader: the shipped default shelf matches issue 4, every broken file gets a
-// ConfigError at the right file:line:column, durations parse as documented.
+// The shelf YAML loader: the shipped default shelf is the one docs/shelf.md describes, every broken
+// file gets a ConfigError at the right file:line:column, durations parse as documented.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../../board/common/errors.ts';

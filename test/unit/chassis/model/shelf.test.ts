@@ -6,7 +6,7 @@ import { CommandError } from '../../../../board/common/errors.ts';
 import { MemoryStore } from '../../../../chassis/persistence/store.ts';
 import { decodeSelRecord } from '../../../../chassis/sensors/sel.ts';
 import { encodeFruInventory } from '../../../../chassis/sensors/fru.ts';
-import { defaultConfig, rig } from './fixture.ts';
+import { defaultConfig, rig } from '../../../support/shelf-fixture.ts';
 
 const code = (fn: () => unknown): string => {
   try {

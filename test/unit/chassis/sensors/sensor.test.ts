@@ -1,8 +1,7 @@
-// Threshold sensors (IPMI v2.0 §36): linearisation, assertion at the threshold (≥ upper, ≤ lower),
-// deassertion only past the hysteresis, event data (§29.7) and the Get Sensor Reading comparison bits.
+// Threshold sensors (IPMI v2.0 §36; chassis/sensors/sensor.ts): assertion at the threshold (≥ upper,
+// ≤ lower), deassertion only past the hysteresis, event data (§29.7) and the Get Sensor Reading comparison bits.
 import { describe, expect, it } from 'vitest';
 import { ThresholdSensor, type ThresholdSensorDef } from '../../../../chassis/sensors/sensor.ts';
-import { rawToValue, representable, valueToRaw } from '../../../../chassis/sensors/linearization.ts';
 
 const def = (over: Partial<ThresholdSensorDef> = {}): ThresholdSensorDef => ({
   number: 1,
@@ -14,22 +13,6 @@ const def = (over: Partial<ThresholdSensorDef> = {}): ThresholdSensorDef => ({
   hysteresis: { positive: 2, negative: 2 },
   nominal: 48,
   ...over,
-});
-
-describe('linearisation y = (M·x + B·10^Bexp)·10^Rexp', () => {
-  it('converts both ways and rounds to the nearest count', () => {
-    const l = { m: 2, b: 0, bExp: 0, rExp: -2 }; // 0.02 V per count
-    expect(rawToValue(165, l)).toBe(3.3);
-    expect(valueToRaw(3.3, l)).toBe(165);
-    expect(valueToRaw(3.309, l)).toBe(165);
-    expect(valueToRaw(3.311, l)).toBe(166);
-    const off = { m: 5, b: -10, bExp: 1, rExp: 0 }; // y = 5x - 100
-    expect(rawToValue(20, off)).toBe(0);
-    expect(valueToRaw(-100, off)).toBe(0);
-    expect(valueToRaw(10_000, off)).toBe(255);
-    expect(representable(1175, off)).toBe(true);
-    expect(representable(1200, off)).toBe(false);
-  });
 });
 
 describe('ThresholdSensor', () => {
