@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { SnmpFeed } from '../../../../chassis/snmp/feed.ts';
 import type { SnmpNotification, SnmpView } from '../../../../chassis/snmp/view.ts';
-import { rig } from '../model/fixture.ts';
+import { rig } from '../../../support/shelf-fixture.ts';
 
 const BASE = '1.3.6.1.4.1.32473';
 

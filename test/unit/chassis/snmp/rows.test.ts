@@ -6,7 +6,7 @@ import { buildSnmpView, dateAndTime, fruIndex, sensorIndex, siteIndex, SHELF_IND
 import { decodeSensorValue, encodeSensorValue, sensorPrecision } from '../../../../chassis/snmp/sensor-value.ts';
 import { PHYSICAL_CLASS, SENSOR_STATUS, SENSOR_TYPE } from '../../../../chassis/snmp/oids.ts';
 import { fruMinutesFromIso } from '../../../../chassis/sensors/fru.ts';
-import { rig } from '../model/fixture.ts';
+import { rig } from '../../../support/shelf-fixture.ts';
 
 const times = (now = 0): SnmpTimes => ({ now, fruChanged: new Map(), sensorRead: new Map() });
 

@@ -9,7 +9,7 @@ import { buildSnmpView } from '../../../../chassis/snmp/rows.ts';
 import type { SnmpNotification, SnmpView } from '../../../../chassis/snmp/view.ts';
 import { decodeBusMessage, encodeBusMessage, MAX_BUS_LINE, type ToShmc } from '../../../../chassis/split/bus-codec.ts';
 import { SnmpBusReceiver, SnmpBusRelay, snmpViewMessages, type SnmpAgentConf } from '../../../../chassis/split/snmp-relay.ts';
-import { rig } from '../model/fixture.ts';
+import { rig } from '../../../support/shelf-fixture.ts';
 
 const view = (): SnmpView => buildSnmpView(rig().shelf, { now: 0, fruChanged: new Map(), sensorRead: new Map() });
 const conf: SnmpAgentConf = { settings: { ...DEFAULT_SNMP, communities: ['ro-community'], users: [], notify: [] }, engineId: '80007ed90511223344', bind: '127.0.0.1', port: 16161 };
