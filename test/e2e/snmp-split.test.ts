@@ -82,7 +82,9 @@ describe.skipIf(SKIP)('SNMP in split mode', () => {
     const a = await active();
     expect(a.snmp).toBe(agent);
     expect(holder(Number(agent.split(':')[1]))).toBe(a.pid);
-    const other = await status(a.node === 'shmc-a' ? 'shmc-b' : 'shmc-a');
+    // The standby's maintenance port may miss one 1 s deadline on a loaded machine: ask again.
+    let other: Status | undefined;
+    for (let i = 0; i < 10 && other === undefined; i++) other = await status(a.node === 'shmc-a' ? 'shmc-b' : 'shmc-a');
     expect(other?.snmp).toBeNull();
     const v = await walkValues();
     expect(v.get('1.3.6.1.2.1.99.1.1.1.4.103003')?.value).toBe('117'); // Node3 12V 11.7 V, precision 1
