@@ -43,6 +43,7 @@ import { ecmpMembers, hubSlots, processorSlots } from '../config/slots.ts';
 import type { DataPlanePort, ServiceChange } from '../model/data-plane-port.ts';
 import type { Platform } from '../platform.ts';
 import { FlowCounter } from './flow-counter.ts';
+import { EPOCH_SHIFT, FlowStamps, MAX_EPOCH } from './flow-stamps.ts';
 import { RateWindow } from './rate-window.ts';
 import {
   DATAPLANE_DROP_REASONS,
@@ -56,9 +57,6 @@ export type * from './types.ts';
 
 /** Highest logical slot the backplane maps (PICMG shelves have at most 16). */
 const MAX_SLOT = 255;
-/** Flow-count stamps (see `deliver`): routing epoch << 13 | hub index << 10 | hub port (≤ 1023). */
-const EPOCH_SHIFT = 13;
-const MAX_EPOCH = 1 << 18;
 /** Default window of the packets/s figures, ms. */
 export const DEFAULT_RATE_WINDOW_MS = 2000;
 
@@ -107,6 +105,8 @@ export class DataPlane implements DataPlanePort {
    * state (symmetric l3/l3l4 hashing of the outer header, at most 8 hubs): then the flow-count
    * probe of a packet whose session already carries the current stamp is skipped (see deliver). */
   private readonly stampFlows: boolean;
+  /** Each board's flow stamps, by board index (flow-stamps.ts). */
+  private readonly stamps: FlowStamps[];
   /** Routing epoch, 1 … MAX_EPOCH − 1: bumped on every change of the group (its version) and of
    * a hub's links or service (the hubs' onRouteChange; taking a hub in or out of ingress goes
    * through SwitchBoard.setActive too). */
@@ -142,6 +142,11 @@ export class DataPlane implements DataPlanePort {
     const onEvent = (ev: ProcessorEvent) => this.emit(ev);
     this.boards = procList.map((slot) => new ProcessorBoard(pcfg, { slot, log: this.log, emit: opts.emit, onEvent }));
     procList.forEach((s, i) => (this.boardIdx[s] = i));
+    this.stamps = this.boards.map((b) => {
+      const st = new FlowStamps(b.table.capacity);
+      b.table.onCreate = (e) => st.reset(e);
+      return st;
+    });
 
     const nb = this.boards.length;
     const nh = this.hubs.length;
@@ -211,10 +216,10 @@ export class DataPlane implements DataPlanePort {
     const e = board.lastSession;
     if (e >= 0 && this.stampFlows === true) {
       const want = (this.epoch << EPOCH_SHIFT) | (hi << 10) | port;
-      const table = board.table;
-      if (table.stampOf(e) !== want) {
+      const stamps = this.stamps[bi]!;
+      if (stamps.get(e) !== want) {
         this.countFlow(pkt.outer, hi, port, bi);
-        table.setStamp(e, want);
+        stamps.set(e, want);
       }
     } else {
       this.countFlow(pkt.outer, hi, port, bi);
@@ -244,7 +249,7 @@ export class DataPlane implements DataPlanePort {
   private routeChanged(): void {
     if (++this.epoch < MAX_EPOCH) return;
     this.epoch = 1;
-    for (const b of this.boards) b.table.clearStamps();
+    for (const st of this.stamps) st.clear();
   }
 
   private pickHub(pkt: PacketView): number {
@@ -436,7 +441,7 @@ export class DataPlane implements DataPlanePort {
         sessions: {
           active: s.sessions.active, created: s.sessions.created, evicted: s.sessions.evicted, expired: s.sessions.expired,
           capacity: s.sessions.capacity, fill: s.sessions.capacity > 0 ? s.sessions.active / s.sessions.capacity : 0,
-          lost: this.lost[bi]!, memoryBytes: s.sessions.memoryBytes, byState: s.sessions.byState,
+          lost: this.lost[bi]!, memoryBytes: s.sessions.memoryBytes + this.stamps[bi]!.bytes(), byState: s.sessions.byState,
         },
         hot: { size: s.hot.size, capacity: s.hot.capacity, hits: s.hot.hits, coldHits: s.hot.coldHits, ratio: s.hot.ratio },
         drops: s.drops,

@@ -120,7 +120,7 @@ export interface BoardStats {
     fill: number;
     /** Sessions lost when the board left service (cumulative). */
     lost: number;
-    /** Typed-array bytes held by the table. */
+    /** Typed-array bytes held by the table, and by the data plane's flow stamps of its entries. */
     memoryBytes: number;
     byState: Record<string, number>;
   };

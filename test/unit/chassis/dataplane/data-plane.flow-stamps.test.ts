@@ -11,6 +11,7 @@ import type { PacketView } from '../../../../board/packet/flow-tuple.ts';
 import { loadDefaultShelf } from '../../../../chassis/io/data-dir.ts';
 import type { ShelfConfig } from '../../../../chassis/config/types.ts';
 import type { DataPlane } from '../../../../chassis/dataplane/data-plane.ts';
+import type { FlowStamps } from '../../../../chassis/dataplane/flow-stamps.ts';
 import { memoryInput, TrafficSource, type PacketSink } from '../../../../chassis/dataplane/traffic.ts';
 import { sharedCaptures } from '../../../support/shared.ts';
 import { packet, ACK } from '../../../support/processor-packets.ts';
@@ -60,8 +61,9 @@ function compare(files: string[], loops: number, changes: Map<number, Change>, c
 
 /** Live sessions that carry a stamp, over all boards. */
 function stamped(dp: DataPlane): number {
+  const stamps = (dp as unknown as { stamps: FlowStamps[] }).stamps;
   let n = 0;
-  for (const board of dp.boards) board.table.forEach((e) => (n += board.table.stampOf(e) !== 0 ? 1 : 0));
+  dp.boards.forEach((board, bi) => board.table.forEach((e) => (n += stamps[bi]!.get(e) !== 0 ? 1 : 0)));
   return n;
 }
 
