@@ -65,14 +65,6 @@ export const LAYERS = {
   ui: ['chassis/runtime', 'chassis/model', 'chassis/dataplane', 'board/common'],
 };
 
-/**
- * TEMPORARY (the restructuring in progress): known violations in code that parts A and B of the
- * restructuring are changing in parallel. file → layers it may import for now; everything else in
- * LAYERS holds for it. test/lint/layering.test.ts fails on an entry that is no longer needed, so
- * the list empties as the parts land. Nothing outside these files is exempt.
- */
-export const TEMPORARY_ALLOWLIST = [];
-
 /** The files of a layer (a folder, or one file). */
 export function layerFiles(layer) {
   return layer.endsWith('.ts') ? [layer] : [`${layer}/**/*.ts`];
@@ -103,12 +95,9 @@ function listLayers(layers) {
   return [...(all ? ['board/*'] : []), ...rest].join(', ') || 'nothing of the repository';
 }
 
-/**
- * The no-restricted-imports options of one layer (or, with `file`, of one file of it).
- * @param extra layers the file may import on top of LAYERS (the temporary allowlist)
- */
-function importRule(layer, extra = [], file = undefined) {
-  const may = new Set([layer, ...LAYERS[layer], ...extra]);
+/** The no-restricted-imports options of one layer (or, with `file`, of one file of it). */
+function importRule(layer, file = undefined) {
+  const may = new Set([layer, ...LAYERS[layer]]);
   const patterns = Object.keys(LAYERS)
     .filter((other) => !may.has(other))
     .map((other) => ({
@@ -173,10 +162,6 @@ export default tseslint.config(
   })),
   ...CRYPTO_COMPUTATION_FILES.map((file) => ({
     files: [file],
-    rules: { 'no-restricted-imports': ['error', importRule(layerOf(file), [], file)] },
-  })),
-  ...TEMPORARY_ALLOWLIST.map(({ file, may }) => ({
-    files: [file],
-    rules: { 'no-restricted-imports': ['error', importRule(layerOf(file), may, file)] },
+    rules: { 'no-restricted-imports': ['error', importRule(layerOf(file), file)] },
   })),
 );

@@ -11,7 +11,8 @@
  */
 import { Field } from './field-recorder.ts';
 import { PacketErrorKind } from './packet-error.ts';
-import { MAX_VLAN_TAGS, type Dissector } from './parse.ts';
+import type { Dissector } from './dissector.ts';
+import { MAX_VLAN_TAGS } from './parsed-packet.ts';
 
 export const ETH_HEADER_LEN = 14;
 /** Largest 802.3 length value; larger type/length values are ethertypes. */

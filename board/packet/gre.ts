@@ -13,7 +13,7 @@
  * Field recorded: gre.proto (one per GRE header).
  */
 import { Field } from './field-recorder.ts';
-import type { Dissector } from './parse.ts';
+import type { Dissector } from './dissector.ts';
 
 export const GRE_BASE_LEN = 4;
 /** Flag bits of the first 16-bit word. */

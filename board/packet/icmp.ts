@@ -8,7 +8,7 @@
  * The 8-byte header (type, code, checksum, 4 type-specific bytes) must be present, as tshark
  * requires. No fields of ICMP itself are recorded; the quoted headers' fields are.
  */
-import type { Dissector } from './parse.ts';
+import type { Dissector } from './dissector.ts';
 
 export const ICMP_HEADER_LEN = 8;
 

@@ -12,7 +12,7 @@
  */
 import { Field } from './field-recorder.ts';
 import { PacketErrorKind } from './packet-error.ts';
-import type { Dissector } from './parse.ts';
+import type { Dissector } from './dissector.ts';
 import { dissectIpv6 } from './ipv6.ts';
 
 export const IPV4_MIN_HEADER_LEN = 20;

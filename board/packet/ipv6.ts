@@ -12,7 +12,7 @@
 import { Field } from './field-recorder.ts';
 import { PacketErrorKind } from './packet-error.ts';
 import type { FlowTuple } from './flow-tuple.ts';
-import type { Dissector } from './parse.ts';
+import type { Dissector } from './dissector.ts';
 
 export const IPV6_HEADER_LEN = 40;
 

@@ -5,7 +5,7 @@
  * 3 = an Ethernet frame follows, 4 = 802.2 LLC, 7 = PPP in HDLC-like framing. For a GRE device
  * (ARPHRD_IPGRE = 778) the protocol field is a GRE protocol type.
  */
-import type { Dissector } from './parse.ts';
+import type { Dissector } from './dissector.ts';
 import { dissectEthernet } from './ethernet.ts';
 import { dissectPpp } from './ppp.ts';
 

@@ -9,7 +9,7 @@
  * MAC addresses have a registered OUI (its manuf database); atcasim carries no OUI registry and
  * always assumes the control word (what tshark does for tcpreplay's test.pcap pseudo-wires).
  */
-import type { Dissector } from './parse.ts';
+import type { Dissector } from './dissector.ts';
 
 export const MPLS_LABEL_GAL = 13;
 

@@ -8,7 +8,7 @@
  * host): FF 03 first means PPP in HDLC-like framing; a value with non-zero upper 16 bits is
  * byte-swapped (or, IRIX style, taken from its upper half); a value above 1500 is an ethertype.
  */
-import type { Dissector } from './parse.ts';
+import type { Dissector } from './dissector.ts';
 import { dissectIpv4 } from './ipv4.ts';
 import { dissectIpv6 } from './ipv6.ts';
 import { dissectPpp } from './ppp.ts';

@@ -6,7 +6,7 @@
  * 0x0281/0x0283 MPLS (and 0x0800/0x86dd, which tshark's ppp.protocol table also maps to IP).
  */
 import { PacketErrorKind } from './packet-error.ts';
-import type { Dissector } from './parse.ts';
+import type { Dissector } from './dissector.ts';
 
 /**
  * PPP frame at `off`. `hdlc` = the frame may start with FF 03 (always checked; the flag only

@@ -3,7 +3,7 @@
  * 24-bit VNI — then an Ethernet frame) and Geneve (RFC 8926 §3.4: version, option length in
  * 4-byte words, protocol type as an ethertype — 0x6558 for Ethernet — VNI, then options).
  */
-import type { Dissector } from './parse.ts';
+import type { Dissector } from './dissector.ts';
 
 export const VXLAN_HEADER_LEN = 8;
 export const GENEVE_BASE_LEN = 8;

@@ -10,7 +10,7 @@
 import { Field } from './field-recorder.ts';
 import type { FlowTuple } from './flow-tuple.ts';
 import { PacketErrorKind } from './packet-error.ts';
-import type { Dissector } from './parse.ts';
+import type { Dissector } from './dissector.ts';
 
 export const UDP_HEADER_LEN = 8;
 

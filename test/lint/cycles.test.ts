@@ -1,19 +1,12 @@
 /**
  * No import cycles between files of board/, chassis/ and ui/ (static imports, `import type` and
  * re-exports included). The layering lint (eslint.config.js) rules out cycles between layers; this
- * catches the ones inside a layer, which a folder rule cannot see.
- *
- * KNOWN_CYCLES is TEMPORARY: part B breaks the sensors cycle and part C the board/packet one
- * (ethernet.ts ↔ parse.ts and the decoders between them); each goes when its part lands, and an
- * entry that matches no cycle any more fails this test.
+ * catches the ones inside a layer, which a folder rule cannot see. There are no exceptions: the
+ * packet decoders reach the parser through the Dissector interface (board/packet/dissector.ts),
+ * the parser imports the decoders.
  */
 import { describe, expect, it } from 'vitest';
 import { importsOf, sourceFiles } from './source-scan.ts';
-
-/** A cycle is known when all its files are under `folder`. */
-const KNOWN_CYCLES: Array<{ folder: string; part: 'A' | 'B' | 'C' }> = [
-  { folder: 'board/packet/', part: 'C' },
-];
 
 /** Strongly connected components with more than one file (Tarjan), each sorted. */
 export function cyclesOf(graph: Map<string, string[]>): string[][] {
@@ -54,18 +47,9 @@ describe('import cycles', () => {
   const files = sourceFiles('board', 'chassis', 'ui');
   const graph = new Map(files.map((f) => [f, importsOf(f).flatMap((e) => (e.target && files.includes(e.target) ? [e.target] : []))]));
   const cycles = cyclesOf(graph);
-  const knownFor = (c: string[]) => KNOWN_CYCLES.find((k) => c.every((f) => f.startsWith(k.folder)));
 
-  it('no file imports itself through others (known cycles listed with their part)', () => {
-    const known = cycles.filter((c) => knownFor(c));
-    if (known.length) console.log(`cycle check: ${known.length} known cycle(s):\n${known.map((c) => `  [part ${knownFor(c)!.part}] ${c.join(' ')}`).join('\n')}`);
-    const unknown = cycles.filter((c) => !knownFor(c));
-    expect(unknown.map((c) => c.join(' ')), `import cycles:\n${unknown.map((c) => `  ${c.join(' ')}`).join('\n')}`).toEqual([]);
-  });
-
-  it('every known cycle still exists (an entry that matches none goes)', () => {
-    const stale = KNOWN_CYCLES.filter((k) => !cycles.some((c) => c.every((f) => f.startsWith(k.folder))));
-    expect(stale.map((k) => k.folder), 'remove from KNOWN_CYCLES in test/lint/cycles.test.ts').toEqual([]);
+  it('no file imports itself through others', () => {
+    expect(cycles.map((c) => c.join(' ')), `import cycles:\n${cycles.map((c) => `  ${c.join(' ')}`).join('\n')}`).toEqual([]);
   });
 
   it('finds a cycle when there is one', () => {

@@ -7,14 +7,13 @@
  * shows the fixture is refused for its place, not for being broken.
  *
  * Also checked: every product file belongs to a layer, no folder inside the product reuses a
- * layer's folder name (the rules match import strings by folder name), and every entry of the
- * temporary allowlist is still needed.
+ * layer's folder name (the rules match import strings by folder name).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { ESLint } from 'eslint';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { importsOf, lintConfig, repoRoot, sourceFiles, sourceFolders, type LintConfigModule } from './source-scan.ts';
+import { lintConfig, repoRoot, sourceFiles, sourceFolders, type LintConfigModule } from './source-scan.ts';
 
 const fixtureDir = join(repoRoot, 'test', 'fixtures', 'lint');
 
@@ -94,23 +93,5 @@ describe('layering lint', () => {
     const names = new Map(layerDirs.map((l) => [posix.basename(l), l]));
     const clashes = sourceFolders('board', 'chassis', 'ui').filter((d) => names.has(posix.basename(d)) && names.get(posix.basename(d)) !== d);
     expect(clashes, 'the import rules match folder names: rename the folder').toEqual([]);
-  });
-
-  it('every entry of the temporary allowlist is still needed', () => {
-    const stale = config.TEMPORARY_ALLOWLIST.flatMap((a) => {
-      const reached = new Set(importsOf(a.file).flatMap((e) => (e.target ? [config.layerOf(e.target)] : [])));
-      return a.may.filter((l) => !reached.has(l)).map((l) => `${a.file} → ${l} (part ${a.part})`);
-    });
-    expect(stale, 'no longer imported: remove from TEMPORARY_ALLOWLIST in eslint.config.js').toEqual([]);
-  });
-
-  it('the allowlist is all that keeps the tree clean: without it, exactly its files are reported', async () => {
-    const files = [...new Set(config.TEMPORARY_ALLOWLIST.map((a) => a.file))];
-    for (const file of files) {
-      // The same text linted as a file of the same folder that is not on the list.
-      const shadow = posix.join(posix.dirname(file), `not-allowlisted-${posix.basename(file)}`);
-      const [r] = await eslint.lintText(readFileSync(join(repoRoot, file), 'utf8'), { filePath: join(repoRoot, shadow) });
-      expect(r!.messages.some((m) => m.ruleId === 'no-restricted-imports'), `${file} without its allowlist entry`).toBe(true);
-    }
   });
 });

@@ -119,7 +119,6 @@ export function functionSpans(file: string, text?: string): FunctionSpan[] {
 /** The project's ESLint configuration module (eslint.config.js), for its exported tables. */
 export interface LintConfigModule {
   LAYERS: Record<string, string[]>;
-  TEMPORARY_ALLOWLIST: Array<{ file: string; may: string[]; part: string }>;
   layerOf(file: string): string | undefined;
 }
 
