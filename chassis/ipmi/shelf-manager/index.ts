@@ -9,8 +9,8 @@
  * runtime's `ipmi.listen`; the split shelf attaches it to its bus instead).
  *
  * Command families (chassis/ipmi/commands/): app + watchdog (every controller; watchdog on the
- * ShMCs), chassis, SEL, SDR repository, Platform Event and OEM (20h only), sensors, FRU inventory
- * and PICMG (every controller), device SDR (IPM controllers). See docs/ipmi-commands.md.
+ * ShMCs), chassis, SEL, SDR repository, Platform Event and OEM (20h only), sensors, Set/Get Event
+ * Receiver, FRU inventory and PICMG (every controller), device SDR (IPM controllers). See docs/ipmi-commands.md.
  *
  * Stable interface for the runtime (`atcasim start`):
  *   createShelfIpmi(shelf, users, platform, options?) → ShelfIpmi
@@ -25,7 +25,7 @@ import { registerAppCommands } from '../commands/app.ts';
 import { chassisCommands } from '../commands/chassis.ts';
 import { oemCommands } from '../commands/oem.ts';
 import { picmgCommands } from '../commands/picmg.ts';
-import { deviceSdrCommands, eventReceiverCommands, sensorCommands } from '../commands/sensor-event.ts';
+import { deviceSdrCommands, eventReceiverCommands, eventReceiverConfigCommands, sensorCommands } from '../commands/sensor-event.ts';
 import { fruCommands, sdrRepositoryCommands, selCommands } from '../commands/storage.ts';
 import { registerWatchdogCommands } from '../commands/watchdog.ts';
 import { Controller } from '../controller.ts';
@@ -121,6 +121,7 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
       ...chassisCommands(t),
       ...sensorCommands(t),
       ...eventReceiverCommands(t),
+      ...eventReceiverConfigCommands(t),
       ...fruCommands(t),
       ...sdrRepositoryCommands(t),
       ...selCommands(t),
@@ -136,7 +137,7 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
     const t = makeTarget(services, name, cfg.ipmbAddress, false);
     registerAppCommands(c.commands);
     if (cfg.kind === 'shmc') registerWatchdogCommands(c.commands, watchdogs.get(name)!);
-    c.commands.registerAll([...sensorCommands(t), ...deviceSdrCommands(t), ...fruCommands(t), ...picmgCommands(t)]);
+    c.commands.registerAll([...sensorCommands(t), ...eventReceiverConfigCommands(t), ...deviceSdrCommands(t), ...fruCommands(t), ...picmgCommands(t)]);
     physical.set(name, c);
   }
 
