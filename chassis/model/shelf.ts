@@ -111,6 +111,11 @@ export class Shelf {
       frus.pokeAll();
     });
     this.eventReceivers = new ShelfEventReceivers(ctx);
+    this.sel.setGate((generatorId) => {
+      if (generatorId & 0x01) return true; // a software ID (system software, a remote console): not a controller
+      const fru = frus.resolveAddress(generatorId & 0xfe);
+      return fru === undefined || this.eventReceivers.enabled(fru);
+    });
     this.snapshots = new ShelfSnapshots(ctx, { sel: this.sel, power: this.power, chassis: this.chassis, leds: this.leds, sensors: this.sensors, payload: this.payload });
   }
 

@@ -59,6 +59,20 @@ describe('sensors and events', () => {
     expect(r.call(0x88, SE, 0x01).data).toEqual([0x20, 0x00]);
   });
 
+  it("a controller whose event messages are off (FFh) logs none of its events; the others' still are", () => {
+    const r = rig();
+    expect(r.call(0x86, SE, 0x00, [0xff, 0x00]).cc).toBe(0);
+    const before = r.shelf.sel.records().length;
+    r.shelf.sensors.setValue('slot3', 'Node3 Temp', 85);
+    r.shelf.sensors.setValue('slot4', 'Node4 Temp', 85);
+    const added = r.shelf.sel.records().slice(before);
+    expect(added.length).toBeGreaterThan(0);
+    expect(added.every((x) => x.generatorId === 0x88)).toBe(true);
+    expect(r.call(0x86, SE, 0x00, [0x20, 0x00]).cc).toBe(0);
+    r.shelf.sensors.setValue('slot3', 'Node3 Temp', 40);
+    expect(r.shelf.sel.records().slice(before + added.length).some((x) => x.generatorId === 0x86)).toBe(true);
+  });
+
   it('device SDR at an IPMC: info, reserve, records with its own address', () => {
     const r = rig();
     expect(r.call(0x86, SE, 0x20)).toEqual({ cc: 0, data: [7, 0x01] }); // 4 sensors + 3 event-only (watchdog, HA role, health)
