@@ -251,5 +251,13 @@ describe.skipIf(SKIP)('OpenHPI (openhpid + ipmidirect over RMCP, MD5) manages th
     const timers = [...out.matchAll(/Watchdogtimer \((\d+)\/0\): Log=\w+\s+(Running|Stopped)[\s\S]*?InitialCount = (\d+)\s+PresentCount = (\d+)/g)];
     expect(timers.map((m) => Number(m[1]))).toEqual(withWd.map((f) => rid.get(f.name)));
     for (const m of timers) expect(Number(m[3])).toBeGreaterThan(0);
+    // the same timer over IPMI: slot3's, which its HA firmware kicks, counting down between kicks
+    const wd = (await ipmitool(['-t', '0x86', '-b', '0', 'mc', 'watchdog', 'get'])).stdout;
+    expect(wd).toMatch(/Watchdog Timer Is:\s+Started\/Running/);
+    const initial = Number(/Initial Countdown:\s+([\d.]+) sec/.exec(wd)?.[1]);
+    const present = Number(/Present Countdown:\s+([\d.]+) sec/.exec(wd)?.[1]);
+    expect(initial).toBeGreaterThan(0);
+    expect(present).toBeGreaterThan(0);
+    expect(present).toBeLessThanOrEqual(initial);
   }, 60_000);
 });
