@@ -20,6 +20,7 @@
 import type { Logger } from '../../../board/common/logger.ts';
 import type { Shelf } from '../../model/shelf.ts';
 import type { Platform } from '../../platform.ts';
+import { acpiCommands } from '../commands/acpi.ts';
 import { registerAppCommands } from '../commands/app.ts';
 import { chassisCommands } from '../commands/chassis.ts';
 import { oemCommands } from '../commands/oem.ts';
@@ -122,6 +123,7 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
     registerWatchdogCommands(c.commands, watchdogs.get(name)!);
     c.commands.registerAll([
       ...chassisCommands(t),
+      ...acpiCommands(t),
       ...sensorCommands(t),
       ...eventReceiverCommands(t),
       ...eventReceiverConfigCommands(t),
@@ -141,7 +143,7 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
     registerAppCommands(c.commands);
     const wd = watchdogs.get(name);
     if (wd) registerWatchdogCommands(c.commands, wd);
-    c.commands.registerAll([...sensorCommands(t), ...eventReceiverConfigCommands(t), ...deviceSdrCommands(t), ...fruCommands(t), ...picmgCommands(t)]);
+    c.commands.registerAll([...acpiCommands(t), ...sensorCommands(t), ...eventReceiverConfigCommands(t), ...deviceSdrCommands(t), ...fruCommands(t), ...picmgCommands(t)]);
     physical.set(name, c);
   }
 
