@@ -13,7 +13,8 @@
  * - `sensors` — readings and thresholds;
  * - `sel`, `sdr`, `fruData` — the SEL, the SDR repository, the FRU Inventory Devices;
  * - `chassis` — Chassis Control, Identify, restart cause, POH;
- * - `roles` — the HA roles shown (the shelf-manager address follows the active ShMC).
+ * - `roles` — the HA roles shown (the shelf-manager address follows the active ShMC);
+ * - `eventReceivers` — where each controller sends its event messages (Set/Get Event Receiver).
  *
  * The aggregate itself answers what every caller asks: which FRUs there are, what a reference or an
  * IPMB address names, a FRU's M-state, the events, the snapshot. Every command either succeeds or
@@ -36,6 +37,7 @@ import { ChassisEventEmitter, type ChassisEvent, type ChassisEventOf, type Chass
 import type { MState } from './hot-swap.ts';
 import { bootShelf } from './shelf/boot.ts';
 import { ShelfChassis } from './shelf/chassis.ts';
+import { ShelfEventReceivers } from './shelf/event-receivers.ts';
 import type { ShelfContext } from './shelf/context.ts';
 import { ShelfFans } from './shelf/fans.ts';
 import { ShelfFruData } from './shelf/fru-data.ts';
@@ -81,6 +83,7 @@ export class Shelf {
   readonly chassis: ShelfChassis;
   readonly hotSwap: ShelfHotSwap;
   readonly roles: ShelfRoles;
+  readonly eventReceivers: ShelfEventReceivers;
   private readonly ctx: ShelfContext;
   private readonly snapshots: ShelfSnapshots;
   private closed = false;
@@ -106,6 +109,12 @@ export class Shelf {
     this.roles = new ShelfRoles(ctx, this.sel, () => {
       this.sdr.rebuild();
       frus.pokeAll();
+    });
+    this.eventReceivers = new ShelfEventReceivers(ctx);
+    this.sel.setGate((generatorId) => {
+      if (generatorId & 0x01) return true; // a software ID (system software, a remote console): not a controller
+      const fru = frus.resolveAddress(generatorId & 0xfe);
+      return fru === undefined || this.eventReceivers.enabled(fru);
     });
     this.snapshots = new ShelfSnapshots(ctx, { sel: this.sel, power: this.power, chassis: this.chassis, leds: this.leds, sensors: this.sensors, payload: this.payload });
   }

@@ -273,15 +273,16 @@ function picmgFanClockCommands(t: ShelfTarget): CommandDef[] {
     const level = d[2]!;
     const local = d.length === 4 ? d[3]! === 1 : undefined;
     if (d.length === 4 && d[3]! > 1) throw bad(`local control ${d[3]}`);
-    if (level === 0xfe) {
+    // PICMG 3.0 Set Fan Level byte 3: FFh = local control, FEh = emergency shut down
+    if (level === 0xff) {
       const cur = shelfCall(() => shelf.fans.level(fru));
       shelfCall(() => shelf.fans.setLevel(fru, cur.level, true));
-    } else if (level === 0xff) throw bad('emergency shut down is not supported');
+    } else if (level === 0xfe) throw bad('emergency shut down is not supported');
     else shelfCall(() => shelf.fans.setLevel(fru, level, local));
   }),
   def(0x16, 'Get Fan Level', 2, 2, (_req, d) => {
     const f = shelfCall(() => shelf.fans.level(t.fruById(d[1]!)));
-    return [f.local ? 0xfe : f.level, f.level, f.local ? 0x01 : 0x00];
+    return [f.local ? 0xff : f.level, f.level, f.local ? 0x01 : 0x00]; // override level FFh = local control
   }),
   def(0x17, 'Bused Resource', 3, 3, (_req, d) => [shelfCall(() => services.extras.busResource(t.fru, d[1]!, d[2]!))]),
   def(0x19, 'Set AMC Port State', 6, 7, (_req, d) => {

@@ -178,6 +178,40 @@ export function deviceSdrCommands(t: ShelfTarget): CommandDef[] {
   ];
 }
 
+/**
+ * Set/Get Event Receiver (IPMI v2.0 §29.1, §29.2) at every controller: where its event messages go
+ * (the shelf model's `eventReceivers`; at 20h the active ShMC's setting). Request of Set: byte 1
+ * the receiver's slave address (FFh disables event messages), byte 2 b1:0 its LUN (b7:2 reserved).
+ * The shelf has one event receiver, the shelf manager at 20h LUN 0: any other address (odd, another
+ * controller's, no controller's), another LUN or reserved bits set → CCh (invalid data field),
+ * nothing changed. OpenHPI's ipmidirect sends Set Event Receiver 20h to every controller it finds
+ * and gives up on the controller when it fails.
+ */
+export function eventReceiverConfigCommands(t: ShelfTarget): CommandDef[] {
+  return [
+    {
+      netFn: NetFn.SensorEvent,
+      cmd: 0x00,
+      name: 'Set Event Receiver',
+      handler: (req) => {
+        expectLength(req.data, 2);
+        if (req.data[1]! & 0xfc) throw new IpmiError(CompletionCode.InvalidDataField, 'reserved bits 7:2 of the LUN byte are set');
+        shelfCall(() => t.shelf.eventReceivers.set(t.fru, req.data[0]!, req.data[1]! & 0x03));
+      },
+    },
+    {
+      netFn: NetFn.SensorEvent,
+      cmd: 0x01,
+      name: 'Get Event Receiver',
+      handler: (req) => {
+        expectLength(req.data, 0);
+        const r = shelfCall(() => t.shelf.eventReceivers.get(t.fru));
+        return Uint8Array.of(r.address, r.lun & 0x03);
+      },
+    },
+  ];
+}
+
 /** Event receiver commands of the logical shelf manager: Platform Event (§29.3) logs a SEL record. */
 export function eventReceiverCommands(t: ShelfTarget): CommandDef[] {
   return [

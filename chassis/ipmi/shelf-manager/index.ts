@@ -9,8 +9,8 @@
  * runtime's `ipmi.listen`; the split shelf attaches it to its bus instead).
  *
  * Command families (chassis/ipmi/commands/): app + watchdog (every controller; watchdog on the
- * ShMCs), chassis, SEL, SDR repository, Platform Event and OEM (20h only), sensors, FRU inventory
- * and PICMG (every controller), device SDR (IPM controllers). See docs/ipmi-commands.md.
+ * ShMCs and boards), chassis, SEL, SDR repository, Platform Event and OEM (20h only), sensors, Set/Get Event
+ * Receiver, FRU inventory and PICMG (every controller), device SDR (IPM controllers). See docs/ipmi-commands.md.
  *
  * Stable interface for the runtime (`atcasim start`):
  *   createShelfIpmi(shelf, users, platform, options?) → ShelfIpmi
@@ -20,12 +20,12 @@
 import type { Logger } from '../../../board/common/logger.ts';
 import type { Shelf } from '../../model/shelf.ts';
 import type { Platform } from '../../platform.ts';
-import { IpmiWatchdog } from '../../model/ipmi-watchdog.ts';
+import { acpiCommands } from '../commands/acpi.ts';
 import { registerAppCommands } from '../commands/app.ts';
 import { chassisCommands } from '../commands/chassis.ts';
 import { oemCommands } from '../commands/oem.ts';
 import { picmgCommands } from '../commands/picmg.ts';
-import { deviceSdrCommands, eventReceiverCommands, sensorCommands } from '../commands/sensor-event.ts';
+import { deviceSdrCommands, eventReceiverCommands, eventReceiverConfigCommands, sensorCommands } from '../commands/sensor-event.ts';
 import { fruCommands, sdrRepositoryCommands, selCommands } from '../commands/storage.ts';
 import { registerWatchdogCommands } from '../commands/watchdog.ts';
 import { Controller } from '../controller.ts';
@@ -35,6 +35,7 @@ import type { SessionLimits } from '../rmcp-session-table.ts';
 import type { UserStore } from '../users.ts';
 import type { WatchdogPort } from '../watchdog-port.ts';
 import { PicmgExtras } from './extras.ts';
+import { controllerWatchdog, hasWatchdog } from './controller-watchdog.ts';
 import { controllerInfo } from './identity.ts';
 import { ShmRoles, type ShelfIpmiHaHooks } from './shm-roles.ts';
 import { makeTarget, type ShelfServices } from './target.ts';
@@ -55,9 +56,11 @@ export interface ShelfIpmiOptions {
   limits?: Partial<SessionLimits>;
   /** LAN configuration values (Get LAN Configuration Parameters). */
   lanConfig?: Partial<LanConfig>;
-  /** The watchdog each ShMC's controllers address (Reset/Set/Get Watchdog Timer). A ShMC without one
-   * gets a built-in IpmiWatchdog on the platform clock that the HA layer does not own. */
-  watchdog?: (shmc: string) => WatchdogPort | undefined;
+  /** The watchdog each ShMC's and board's controller addresses (Reset/Set/Get Watchdog Timer): the
+   * one its HA firmware kicks. A ShMC or board without one gets a built-in IpmiWatchdog on the
+   * platform clock that the HA layer does not own (controller-watchdog.ts: its expiry resets the
+   * board's payload). */
+  watchdog?: (fru: string) => WatchdogPort | undefined;
   /** Serial-console path of a FRU for the OEM Get Console Path (`clia console`); undefined = none. */
   consolePath?: (fru: string) => string | undefined;
   /** HA hooks (switchover, shelf-manager status); without them a built-in fallback uses the Shelf's roles. */
@@ -78,10 +81,6 @@ export interface ShelfIpmi {
   close(): void;
 }
 
-function defaultWatchdog(platform: Platform): WatchdogPort {
-  const wd = new IpmiWatchdog(platform.clock);
-  return { ownedByHa: false, set: (s) => wd.set(s), reset: () => wd.reset(), get: () => wd.get() };
-}
 
 /**
  * Builds the LanServer of `shelf`.
@@ -109,7 +108,12 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
   };
   const shmcs = roles.shmcs();
   if (shmcs.length === 0) throw new TypeError('the shelf has no shelf manager (ShMC)');
-  const watchdogs = new Map(shmcs.map((n) => [n, options.watchdog?.(n) ?? options.ha?.watchdog?.(n) ?? defaultWatchdog(platform)]));
+  const watchdogs = new Map(
+    shelf
+      .fruNames()
+      .filter((n) => hasWatchdog(shelf.fruConfig(n)))
+      .map((n) => [n, options.watchdog?.(n) ?? options.ha?.watchdog?.(n) ?? controllerWatchdog(shelf, n, platform)]),
+  );
 
   const logical = new Map<string, Controller>();
   for (const name of shmcs) {
@@ -119,8 +123,10 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
     registerWatchdogCommands(c.commands, watchdogs.get(name)!);
     c.commands.registerAll([
       ...chassisCommands(t),
+      ...acpiCommands(t),
       ...sensorCommands(t),
       ...eventReceiverCommands(t),
+      ...eventReceiverConfigCommands(t),
       ...fruCommands(t),
       ...sdrRepositoryCommands(t),
       ...selCommands(t),
@@ -135,8 +141,9 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
     const c = new Controller(cfg.ipmbAddress, controllerInfo(shelf.config, cfg, false));
     const t = makeTarget(services, name, cfg.ipmbAddress, false);
     registerAppCommands(c.commands);
-    if (cfg.kind === 'shmc') registerWatchdogCommands(c.commands, watchdogs.get(name)!);
-    c.commands.registerAll([...sensorCommands(t), ...deviceSdrCommands(t), ...fruCommands(t), ...picmgCommands(t)]);
+    const wd = watchdogs.get(name);
+    if (wd) registerWatchdogCommands(c.commands, wd);
+    c.commands.registerAll([...acpiCommands(t), ...sensorCommands(t), ...eventReceiverConfigCommands(t), ...deviceSdrCommands(t), ...fruCommands(t), ...picmgCommands(t)]);
     physical.set(name, c);
   }
 

@@ -21,6 +21,7 @@ import { fruStateRecord } from './records.ts';
 export class ShelfSel {
   private repo: SelRepository;
   private base: number;
+  private gate: (generatorId: number) => boolean = () => true;
   private readonly t0: number;
 
   /**
@@ -64,11 +65,22 @@ export class ShelfSel {
   }
 
   /**
+   * Which generators' events reach the SEL: an IPM controller whose event messages are turned off
+   * (Set Event Receiver FFh, ./event-receivers.ts) sends none, so its events are not logged.
+   * @param gate true when events of `generatorId` (IPMI v2.0 §32.1: slave address, LUN, channel) are logged
+   */
+  setGate(gate: (generatorId: number) => boolean): void {
+    this.gate = gate;
+  }
+
+  /**
    * The parts' commit: persists the FRUs' state records, the SEL events and `extra` writes in one
    * transaction, then emits `events` and one `sel.added` (or `sel.full`) per record. On a store
    * failure the in-memory SEL is rolled back and the error is rethrown (nothing is emitted).
+   * Events of a generator the gate (setGate) refuses are left out (no result for them).
    */
-  commit(frus: FruRuntime[], sels: SelEventInput[], events: ChassisEvent[], extra?: () => void): SelAddResult[] {
+  commit(frus: FruRuntime[], all: SelEventInput[], events: ChassisEvent[], extra?: () => void): SelAddResult[] {
+    const sels = all.filter((ev) => this.gate(ev.generatorId));
     const before = this.repo.state();
     const results: SelAddResult[] = [];
     const t = this.time();
@@ -153,7 +165,8 @@ export class ShelfSel {
 
   /**
    * Logs a system event (any sensor type): HA watchdog events, Platform Event Message (04h/02h) from
-   * IPMI. @returns the record, or undefined when the SEL is full (overflow flag set).
+   * IPMI. @returns the record, or undefined when the SEL is full (overflow flag set) or the
+   * generator's event messages are turned off.
    * @throws CommandError('bad_value') on out-of-range fields
    */
   log(ev: SelEventInput): SelRecord | undefined {
@@ -164,8 +177,8 @@ export class ShelfSel {
       if (e instanceof RangeError) throw new CommandError('bad_value', e.message);
       throw e;
     }
-    const x = r[0]!;
-    return x.logged ? x.record : undefined;
+    const x = r[0];
+    return x?.logged ? x.record : undefined;
   }
 
   /**

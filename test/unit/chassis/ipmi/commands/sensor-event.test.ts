@@ -41,6 +41,38 @@ describe('sensors and events', () => {
     expect(r.call(0x86, SE, 0x02, [0x04, 0x01, 0x30, 0x01, 0x09, 0xff, 0xff]).cc).toBe(0xc1); // IPMCs are not event receivers
   });
 
+  it('Set/Get Event Receiver at every controller: 20h by default, FFh disables, anything else refused with CCh', () => {
+    const r = rig();
+    for (const a of [0x20, 0x10, 0x12, 0x82, 0x86, 0x8c, 0x52, 0x58, 0x5a]) expect(r.call(a, SE, 0x01)).toEqual({ cc: 0, data: [0x20, 0x00] });
+    expect(r.call(0x86, SE, 0x00, [0x20, 0x00])).toEqual({ cc: 0, data: [] }); // what OpenHPI's ipmidirect sends
+    expect(r.call(0x20, SE, 0x00, [0x20, 0x00])).toEqual({ cc: 0, data: [] }); // the shelf manager to itself
+    expect(r.call(0x88, SE, 0x00, [0xff, 0x00])).toEqual({ cc: 0, data: [] });
+    expect(r.call(0x88, SE, 0x01)).toEqual({ cc: 0, data: [0xff, 0x00] });
+    expect(r.call(0x86, SE, 0x01).data).toEqual([0x20, 0x00]); // the others unchanged
+    // refused, nothing changed: odd address, a controller that is not a receiver, no controller, LUN, reserved bits, length
+    for (const bad of [[0x21, 0], [0x86, 0], [0x10, 0], [0x40, 0], [0x20, 1], [0x20, 0x04]]) {
+      expect(r.call(0x8a, SE, 0x00, bad).cc).toBe(0xcc);
+    }
+    expect(r.call(0x8a, SE, 0x00, [0x20]).cc).toBe(0xc7);
+    expect(r.call(0x8a, SE, 0x01).data).toEqual([0x20, 0x00]);
+    expect(r.call(0x88, SE, 0x00, [0x20, 0x00]).cc).toBe(0);
+    expect(r.call(0x88, SE, 0x01).data).toEqual([0x20, 0x00]);
+  });
+
+  it("a controller whose event messages are off (FFh) logs none of its events; the others' still are", () => {
+    const r = rig();
+    expect(r.call(0x86, SE, 0x00, [0xff, 0x00]).cc).toBe(0);
+    const before = r.shelf.sel.records().length;
+    r.shelf.sensors.setValue('slot3', 'Node3 Temp', 85);
+    r.shelf.sensors.setValue('slot4', 'Node4 Temp', 85);
+    const added = r.shelf.sel.records().slice(before);
+    expect(added.length).toBeGreaterThan(0);
+    expect(added.every((x) => x.generatorId === 0x88)).toBe(true);
+    expect(r.call(0x86, SE, 0x00, [0x20, 0x00]).cc).toBe(0);
+    r.shelf.sensors.setValue('slot3', 'Node3 Temp', 40);
+    expect(r.shelf.sel.records().slice(before + added.length).some((x) => x.generatorId === 0x86)).toBe(true);
+  });
+
   it('device SDR at an IPMC: info, reserve, records with its own address', () => {
     const r = rig();
     expect(r.call(0x86, SE, 0x20)).toEqual({ cc: 0, data: [7, 0x01] }); // 4 sensors + 3 event-only (watchdog, HA role, health)
