@@ -185,9 +185,11 @@ export class DataPlane implements DataPlanePort {
    * Allocation-free. The packet view is read during the call only.
    * @param pkt the parsed packet (board/packet/parse.ts)
    * @param now packet time, ms (monotonic per data plane; older times are treated as the newest seen)
+   * @param viaHub the slot of the hub the packet entered by (live mode: the link it came in on);
+   *   default, or a hub out of service: the ingress policy picks one
    * @returns the slot of the processor board that handled it, or -1 when a hub dropped it
    */
-  deliver(pkt: PacketView, now: number): number {
+  deliver(pkt: PacketView, now: number, viaHub = -1): number {
     if (now > this.lastNow) this.lastNow = now;
     this.packets++;
     this.bytes += pkt.origLen;
@@ -195,7 +197,8 @@ export class DataPlane implements DataPlanePort {
       this.seenGroupVersion = this.group.version;
       this.routeChanged();
     }
-    const hi = this.pickHub(pkt);
+    const vh = viaHub >= 0 && viaHub <= MAX_SLOT ? this.hubIdx[viaHub]! : -1;
+    const hi = vh >= 0 && this.hubIn[vh] === 1 ? vh : this.pickHub(pkt);
     const d = this.hubs[hi]!.ingress(pkt, now);
     const fwd = d.forward === true;
     const slot = fwd ? d.slot : -1;
