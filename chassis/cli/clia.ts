@@ -12,6 +12,7 @@
 import type { Command } from 'commander';
 import { createSocket } from 'node:dgram';
 import { nodeCryptoRandom } from '../io/crypto-random.ts';
+import { readSecret } from '../io/read-secret.ts';
 import { maintRequest } from '../io/shmc-maint.ts';
 import { SystemClock } from '../io/system-clock.ts';
 import { ConnectionError, IpmiClient, type DatagramTransport } from '../clia/client.ts';
@@ -73,10 +74,6 @@ export async function runClia(verb: string | undefined, rawArgs: string[], o: Cl
       return fail(2, 'usage', (e as Error).message);
     }
   }
-  if (verb === 'version') {
-    ctx.stdout.write(json ? `${JSON.stringify({ version: '0.1.0' })}\n` : 'atcasim clia 0.1.0\n');
-    return 0;
-  }
   const v = VERBS[verb];
   if (!v) return fail(2, 'usage', `unknown verb "${verb}" (atcasim clia help)`);
   if (o.maint !== undefined) {
@@ -101,7 +98,7 @@ export async function runClia(verb: string | undefined, rawArgs: string[], o: Cl
   });
   try {
     await client.connect();
-    const r = await v.run(new ShelfApi(client), args, { verbose });
+    const r = await v.run(new ShelfApi(client), args, { verbose, readSecret: (q) => readSecret(q) });
     ctx.stdout.write(json ? `${JSON.stringify(r.json, null, 2)}\n` : r.text);
     return 0;
   } catch (e) {
@@ -118,7 +115,7 @@ export async function runClia(verb: string | undefined, rawArgs: string[], o: Cl
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('clia')
-    .description('shelf-manager CLI over IPMI (verbs: shmstatus, switchover, fru, board, sensordata, sel, activate, deactivate, ipmc, getfanlevel, console, inject …; "clia help")')
+    .description('shelf-manager CLI over IPMI (verbs: shmstatus, switchover, fru, board, sensordata, getthreshold, sel, showunhealthy, alarm, shelf, user, getlanconfig, version, activate, deactivate, console, inject …; "clia help"; no verb: an interactive shell)')
     .option('-H, --host <host>', 'shelf address', '127.0.0.1')
     .option('-p, --port <port>', 'IPMI UDP port', '6230')
     .option('-U, --user <user>', 'IPMI user', 'admin')

@@ -10,6 +10,7 @@
 import { decodeSdr, type SdrRecord } from '../sensors/sdr.ts';
 import { decodeSelRecord, type SelRecord } from '../sensors/sel.ts';
 import {
+  ALARM_SEVERITIES,
   OEM_NETFN,
   OemCmd,
   STATUS_CODES,
@@ -21,6 +22,7 @@ import {
   oemWriter,
   putStr,
   type OemFruInfo,
+  type AlarmSeverity,
   type OemShmStatus,
 } from '../ipmi/shelf-manager/oem-protocol.ts';
 import type { IpmiClient } from './client.ts';
@@ -275,5 +277,105 @@ export class ShelfApi {
   async setFanLevel(address: number, level: number): Promise<void> {
     await this.call('Set Fan Level', 0x2c, 0x15, [0x00, 0x00, level], { target: address });
   }
-}
 
+  /** OEM Get Alarms, every page: the TELCO outputs (bit mask b0 minor, b1 major, b2 critical), the operator's bits, the alarms. */
+  async alarms(): Promise<{ outputs: number; operator: number; alarms: Array<{ severity: AlarmSeverity; source: string; alarm: string }> }> {
+    const alarms: Array<{ severity: AlarmSeverity; source: string; alarm: string }> = [];
+    let outputs = 0;
+    let operator = 0;
+    for (let index = 0, n = 0; index !== 0xff && n < 64; n++) {
+      const r = oemReader(await this.oem('alarm', OemCmd.alarms, (w) => w.u8(index)));
+      outputs = r.u8('outputs');
+      operator = r.u8('operator');
+      const total = r.u8('total');
+      const next = r.u8('next');
+      while (r.remaining > 0 && alarms.length < total) alarms.push({ severity: ALARM_SEVERITIES[r.u8('severity')] ?? 'major', source: getStr(r, 'source'), alarm: getStr(r, 'alarm') });
+      index = next;
+    }
+    return { outputs, operator, alarms };
+  }
+
+  /** OEM Set Alarm Outputs: sets (or clears) operator alarm bits. @returns the outputs and operator bits after */
+  async setAlarms(set: boolean, bits: number): Promise<{ outputs: number; operator: number }> {
+    const r = oemReader(await this.oem('alarm', OemCmd.setAlarms, (w) => w.u8(set ? 1 : 0).u8(bits)));
+    return { outputs: r.u8('outputs'), operator: r.u8('operator') };
+  }
+
+  /** OEM Get Power Budget: watts the PEMs supply (Infinity without PEMs), watts drawn, PEMs supplying. */
+  async powerBudget(): Promise<{ budgetW: number; usedW: number; pems: number }> {
+    const r = oemReader(await this.oem('power budget', OemCmd.powerBudget));
+    const budget = r.u32le('budget');
+    return { budgetW: budget === 0xffffffff ? Infinity : budget, usedW: r.u32le('used'), pems: r.u8('pems') };
+  }
+
+  /** PICMG Get Power Level (2Ch/12h, steady state) of FRU device `fruId` at the shelf manager: present level and watts per level. */
+  async powerLevel(fruId: number): Promise<{ level: number; levelsW: number[] }> {
+    const d = await this.call('Get Power Level', 0x2c, 0x12, [0x00, fruId, 0x00]);
+    const mult = d[3]! / 10;
+    return { level: d[1]! & 0x1f, levelsW: [...d.subarray(4)].map((b) => b * mult) };
+  }
+
+  /** PICMG Get Shelf Address Info (2Ch/02h): the shelf address as text. */
+  async shelfAddress(): Promise<string> {
+    const d = await this.call('Get Shelf Address Info', 0x2c, 0x02, [0x00]);
+    return Buffer.from(d.subarray(2, 2 + (d[1]! & 0x3f))).toString('latin1');
+  }
+
+  /** Get Sensor Thresholds (04h/27h) at the sensor's owner: readable mask (b0 LNC … b5 UNR) and raw values. */
+  async thresholds(owner: number, number: number): Promise<{ mask: number; raw: number[] }> {
+    const d = await this.call(`Get Sensor Thresholds ${number}`, 0x04, 0x27, [number], { target: owner });
+    return { mask: d[0]! & 0x3f, raw: [...d.subarray(1, 7)] };
+  }
+
+  /** Set Sensor Thresholds (04h/26h) at the sensor's owner: `raw` in LNC, LC, LNR, UNC, UC, UNR order, those in `mask` set. */
+  async setThresholds(owner: number, number: number, mask: number, raw: readonly number[]): Promise<void> {
+    await this.call(`Set Sensor Thresholds ${number}`, 0x04, 0x26, [number, mask, ...raw.slice(0, 6)], { target: owner, once: true });
+  }
+
+  /** Get User Access (06h/44h) + Get User Name (06h/46h) of user `id` on LAN channel 1. */
+  async user(id: number): Promise<{ id: number; max: number; name: string; enabled: boolean; privilege: number; ipmiMessaging: boolean; linkAuth: boolean; callinRestricted: boolean }> {
+    const a = await this.call('Get User Access', 0x06, 0x44, [0x01, id]);
+    const n = await this.call('Get User Name', 0x06, 0x46, [id]);
+    const end = n.indexOf(0);
+    return {
+      id,
+      max: a[0]! & 0x3f,
+      name: Buffer.from(n.subarray(0, end < 0 ? 16 : end)).toString('latin1'),
+      enabled: (a[1]! & 0xc0) === 0x40,
+      privilege: a[3]! & 0x0f,
+      ipmiMessaging: (a[3]! & 0x10) !== 0,
+      linkAuth: (a[3]! & 0x20) !== 0,
+      callinRestricted: (a[3]! & 0x40) !== 0,
+    };
+  }
+
+  /** Set User Name (06h/45h). */
+  async setUserName(id: number, name: string): Promise<void> {
+    const b = new Uint8Array(16);
+    b.set(Buffer.from(name, 'latin1').subarray(0, 16));
+    await this.call('Set User Name', 0x06, 0x45, [id, ...b], { once: true });
+  }
+
+  /** Set User Password (06h/47h): op 0 disable, 1 enable, 2 set password (20-byte form). */
+  async setUserPassword(id: number, op: 0 | 1 | 2, password = ''): Promise<void> {
+    const pw = new Uint8Array(20);
+    pw.set(Buffer.from(password, 'latin1').subarray(0, 20));
+    await this.call(op === 2 ? 'Set User Password' : op === 1 ? 'enable user' : 'disable user', 0x06, 0x47, op === 2 ? [0x80 | id, op, ...pw] : [id, op], { once: true });
+  }
+
+  /** Set User Access (06h/43h) on LAN channel 1: privilege limit (1..4, 15 no access), IPMI messaging on. */
+  async setUserAccess(id: number, privilege: number): Promise<void> {
+    await this.call('Set User Access', 0x06, 0x43, [0x80 | 0x10 | 0x01, id, privilege, 0x00], { once: true });
+  }
+
+  /** Get LAN Configuration Parameters (0Ch/02h) of channel 1: the parameter's data (without the revision byte). */
+  async lanParameter(param: number): Promise<Uint8Array> {
+    const d = await this.call(`Get LAN Configuration Parameter ${param}`, 0x0c, 0x02, [0x01, param, 0x00, 0x00]);
+    return d.subarray(1);
+  }
+
+  /** Set LAN Configuration Parameters (0Ch/01h) of channel 1. */
+  async setLanParameter(param: number, data: readonly number[]): Promise<void> {
+    await this.call(`Set LAN Configuration Parameter ${param}`, 0x0c, 0x01, [0x01, param, ...data], { once: true });
+  }
+}

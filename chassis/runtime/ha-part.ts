@@ -189,6 +189,7 @@ export class EmulatorHa implements HaPart {
     this.ipmiHooks = {
       switchover: (r) => this.ipmiSwitchover(r),
       shmStatus: () => this.shmStatus(),
+      alarms: () => this.status().flatMap((m) => m.alarms.map((alarm) => ({ node: m.node, share: m.share, alarm }))),
       watchdog: (shmc) => this.watchdogPort(shmc),
     };
   }

@@ -1,15 +1,71 @@
 /**
- * Transport NetFn (0Ch): Get LAN Configuration Parameters (IPMI v2.0 §23.2, Table 23-4) — what
- * `ipmitool lan print` shows. Authentication types report what is really enabled (MD5 when IPMI
+ * Transport NetFn (0Ch): Get and Set LAN Configuration Parameters (IPMI v2.0 §23.1–§23.2, Table
+ * 23-4) — what `ipmitool lan print` shows and `ipmitool lan set` / `clia setlanconfig` change. Authentication types report what is really enabled (MD5 when IPMI
  * 1.5 is on, NONE only with the insecure option), and parameters 22–24 list only the RMCP+ cipher
  * suites actually offered with their real IDs and privilege limits (ipmi_sim numbered them 1..15
  * and claimed all of them, research §S.2). ARP control (10, 11) and the bad-password threshold
  * (26) answer 80h ("parameter not supported"), which ipmitool omits from its listing.
+ *
+ * Set LAN Configuration Parameters changes the values reported, in memory for this run (the
+ * emulator keeps listening where it was bound; nothing is written to the database): IP address
+ * (3), address source (4), MAC (5), subnet mask (6), default and backup gateway and their MACs
+ * (12–15), community string (16), VLAN ID (20) and priority (21); set-in-progress (0) is accepted.
+ * The others answer 82h (read-only) when they are reported, 80h when not; a value of the wrong
+ * length C7h, a bad value CCh.
  */
-import { AuthType, IpmiError, NetFn, expectLength } from '../codes.ts';
+import { AuthType, CompletionCode, IpmiError, NetFn, expectLength } from '../codes.ts';
+import type { LanConfig } from '../lan-services.ts';
 import type { CommandDef } from '../controller.ts';
 import type { LanServices } from '../lan-services.ts';
 import { lanChannel } from './session.ts';
+
+/** Completion code for writing a read-only parameter. */
+export const CC_PARAM_READ_ONLY = 0x82;
+
+const dotted = (d: Uint8Array) => [...d].join('.');
+const colons = (d: Uint8Array) => [...d].map((b) => b.toString(16).padStart(2, '0')).join(':');
+
+/**
+ * The LanConfig change parameter `param` with data `d` asks for.
+ * @returns the changes, or undefined when the parameter is not settable
+ * @throws IpmiError C7h (wrong length), CCh (bad value)
+ */
+export function lanParameterChange(param: number, d: Uint8Array): Partial<LanConfig> | undefined {
+  const need = (n: number) => {
+    if (d.length !== n) throw new IpmiError(CompletionCode.RequestDataLengthInvalid, `LAN parameter ${param} takes ${n} byte(s), got ${d.length}`);
+  };
+  const bad = (what: string) => new IpmiError(CompletionCode.InvalidDataField, what);
+  switch (param) {
+    case 3: return (need(4), { ipAddress: dotted(d) });
+    case 4:
+      need(1);
+      if ((d[0]! & 0x0f) > 4) throw bad(`IP address source ${d[0]! & 0x0f} (0..4)`);
+      return { ipSource: d[0]! & 0x0f };
+    case 5: return (need(6), { macAddress: colons(d) });
+    case 6: return (need(4), { subnetMask: dotted(d) });
+    case 12: return (need(4), { defaultGateway: dotted(d) });
+    case 13: return (need(6), { defaultGatewayMac: colons(d) });
+    case 14: return (need(4), { backupGateway: dotted(d) });
+    case 15: return (need(6), { backupGatewayMac: colons(d) });
+    case 16: {
+      need(18);
+      const end = d.indexOf(0);
+      const text = d.subarray(0, end < 0 ? 18 : end);
+      if (text.some((b) => b < 0x20 || b > 0x7e)) throw bad('community string must be printable ASCII');
+      return { communityString: Buffer.from(text).toString('latin1') };
+    }
+    case 20: {
+      need(2);
+      const id = d[0]! | ((d[1]! & 0x0f) << 8);
+      return { vlanId: d[1]! & 0x80 ? id : 0 };
+    }
+    case 21:
+      need(1);
+      return { vlanPriority: d[0]! & 0x07 };
+    default:
+      return undefined;
+  }
+}
 
 /** Parameter revision byte (11h: IPMI 2.0 layout). */
 export const LAN_PARAM_REVISION = 0x11;
@@ -98,6 +154,25 @@ export function transportCommands(lan: LanServices): CommandDef[] {
         const data = lanParameter(lan, req.data[1]!);
         if (!data) throw new IpmiError(CC_PARAM_NOT_SUPPORTED, `LAN parameter ${req.data[1]} not supported`);
         return Uint8Array.from([LAN_PARAM_REVISION, ...data]);
+      },
+    },
+    {
+      netFn: NetFn.Transport,
+      cmd: 0x01,
+      name: 'Set LAN Configuration Parameters',
+      handler: (req, ctx) => {
+        if (req.data.length < 3) throw new IpmiError(CompletionCode.RequestDataLengthInvalid, 'Set LAN Configuration Parameters needs channel, parameter and data');
+        lanChannel(lan, ctx, req.data[0]!);
+        const param = req.data[1]!;
+        const d = req.data.subarray(2);
+        if (param === 0) {
+          if (d.length !== 1 || (d[0]! & 0x03) === 3) throw new IpmiError(CompletionCode.InvalidDataField, 'set in progress: 0 complete, 1 in progress, 2 commit');
+          return;
+        }
+        const change = lanParameterChange(param, d);
+        if (!change) throw new IpmiError(lanParameter(lan, param) ? CC_PARAM_READ_ONLY : CC_PARAM_NOT_SUPPORTED, `LAN parameter ${param} cannot be set`);
+        Object.assign(lan.lanConfig, change);
+        ctx.log.info({ category: 'lan-config', parameter: param, ...change }, `LAN parameter ${param} set`);
       },
     },
   ];

@@ -24,6 +24,7 @@ import { acpiCommands } from '../commands/acpi.ts';
 import { registerAppCommands } from '../commands/app.ts';
 import { chassisCommands } from '../commands/chassis.ts';
 import { oemCommands } from '../commands/oem.ts';
+import { oemShelfCommands } from '../commands/oem-shelf.ts';
 import { picmgCommands } from '../commands/picmg.ts';
 import { deviceSdrCommands, eventReceiverCommands, eventReceiverConfigCommands, sensorCommands } from '../commands/sensor-event.ts';
 import { fruCommands, sdrRepositoryCommands, selCommands } from '../commands/storage.ts';
@@ -41,7 +42,7 @@ import { ShmRoles, type ShelfIpmiHaHooks } from './shm-roles.ts';
 import { makeTarget, type ShelfServices } from './target.ts';
 
 export type { ShelfIpmiHaHooks } from './shm-roles.ts';
-export type { ShmStatus, ShelfServices, ShelfTarget, SwitchoverReason } from './target.ts';
+export type { HaAlarm, ShmStatus, ShelfServices, ShelfTarget, SwitchoverReason } from './target.ts';
 export { OEM_IANA } from './oem-protocol.ts';
 
 /** Options of the shelf's IPMI face. Defaults in brackets. */
@@ -105,6 +106,8 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
     },
     shmStatus: () => roles.status(),
     consolePath: (fru) => options.consolePath?.(fru),
+    haAlarms: () => options.ha?.alarms?.() ?? [],
+    alarmPanel: { operator: 0 },
   };
   const shmcs = roles.shmcs();
   if (shmcs.length === 0) throw new TypeError('the shelf has no shelf manager (ShMC)');
@@ -132,6 +135,7 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
       ...selCommands(t),
       ...picmgCommands(t),
       ...oemCommands(t),
+      ...oemShelfCommands(t),
     ]);
     logical.set(name, c);
   }

@@ -18,6 +18,10 @@
  *   07h Get FRU Info              rq: index                  rs: next index, kind, slot, physical slot, site type, site no., HA, IPMB,
  *                                                                 state, previous, cause, flags, power level, str name, str label
  *   08h Insert / Extract          rq: op, str FRU            rs: M-state
+ *   09h Get Alarms                rq: index                  rs: outputs, operator, total, next index (FFh last), then per alarm:
+ *                                                                 severity, str source, str alarm
+ *   0Ah Set Alarm Outputs         rq: op (1 set, 0 clear), bits   rs: outputs, operator
+ *   0Bh Get Power Budget          rq: —                      rs: budget W (4; FFFFFFFFh no PEMs), used W (4), PEMs supplying (1)
  *
  * Codes: role = index in OEM_ROLE_CODES (FFh absent); kind = index in KIND_CODES; cause = PICMG cause
  * (hot-swap.ts HOT_SWAP_CAUSE); sensor status = index in STATUS_CODES; fault action 1 inject / 0
@@ -46,7 +50,17 @@ export const OemCmd = {
   handle: 0x06,
   fruInfo: 0x07,
   insertExtract: 0x08,
+  alarms: 0x09,
+  setAlarms: 0x0a,
+  powerBudget: 0x0b,
 } as const;
+
+/** TELCO alarm severities, by bit (Get Alarms / Set Alarm Outputs): b0 minor, b1 major, b2 critical. */
+export const ALARM_SEVERITIES = ['minor', 'major', 'critical'] as const;
+/** A TELCO alarm severity. */
+export type AlarmSeverity = (typeof ALARM_SEVERITIES)[number];
+/** Alarm entries one Get Alarms answer carries (the response must stay within 245 bytes). */
+export const ALARMS_PER_ANSWER = 6;
 
 /** Role codes (FFh = absent). */
 export const OEM_ROLE_CODES: readonly HaRoleName[] = HA_ROLES;

@@ -23,7 +23,7 @@ import type { Logger } from '../../../board/common/logger.ts';
 import type { HaRoleName } from '../../model/events.ts';
 import type { Shelf } from '../../model/shelf.ts';
 import { ShelfRefusal, ccForCommandError } from './errors.ts';
-import type { ShmStatus, SwitchoverReason } from './target.ts';
+import type { HaAlarm, ShmStatus, SwitchoverReason } from './target.ts';
 import type { WatchdogPort } from '../watchdog-port.ts';
 
 /** The HA layer's part (optional callbacks the runtime fills). */
@@ -36,6 +36,8 @@ export interface ShelfIpmiHaHooks {
   switchover?(request: { reason: SwitchoverReason; from: string; to: string }): void;
   /** Shelf-manager status for `shmstatus` (role of the answering ShMC and its peer). */
   shmStatus?(): ShmStatus;
+  /** Alarms raised now on every pair member (`clia alarm`, `showunhealthy`). */
+  alarms?(): readonly HaAlarm[];
   /** The IPMI watchdog of a ShMC as the HA layer owns it (createShelfIpmi uses it when no `watchdog` option is given). */
   watchdog?(shmc: string): WatchdogPort | undefined;
 }

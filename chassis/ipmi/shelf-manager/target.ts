@@ -34,6 +34,16 @@ export interface ShmStatus {
   epoch: number;
 }
 
+/** An alarm raised by the HA layer on one pair member (docs/ha.md "Alarms"). */
+export interface HaAlarm {
+  /** Node that raised it (`shmc-a`, `slot3`). */
+  node: string;
+  /** Share or pair (`shmc`, `lb1/slot3`). */
+  share: string;
+  /** Alarm name, e.g. `REDUNDANCY_LOST`. */
+  alarm: string;
+}
+
 /** Services shared by the controllers of one shelf. */
 export interface ShelfServices {
   readonly shelf: Shelf;
@@ -50,6 +60,10 @@ export interface ShelfServices {
   shmStatus(): ShmStatus;
   /** Serial-console path of a FRU (a PTY or device path), if the runtime provides one. */
   consolePath(fru: string): string | undefined;
+  /** Alarms the HA layer has raised now (empty without HA). */
+  haAlarms(): readonly HaAlarm[];
+  /** TELCO alarm outputs set by an operator (`clia alarm major`): bit mask b0 minor, b1 major, b2 critical. */
+  alarmPanel: { operator: number };
 }
 
 /** One controller's view for its command handlers. */
