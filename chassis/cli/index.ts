@@ -22,6 +22,7 @@ export async function registerAll(program: Command, ctx: CliContext): Promise<vo
     import('./shelf.ts'),
     import('./shmc.ts'),
     import('./net.ts'),
+    import('./hpm.ts'),
   ];
   for (const m of await Promise.all(modules)) m.register(program, ctx);
 }
