@@ -160,7 +160,7 @@ export class NodeController implements PairLinkReceiver {
     return this.resetTimer !== undefined;
   }
 
-  /** Restarts the node on a new software version (the upgrade reboots it; epochs persist). */
+  /** Restarts the node on a new software version (a planned reboot: watchdog stopped first; epochs persist). */
   upgrade(version: CompatVersion): void {
     this.version = { ...version };
     if (!this.powered) {
@@ -170,6 +170,9 @@ export class NodeController implements PairLinkReceiver {
     this.cancelReset();
     this.o.backplane.setPower(this.node, 'reset');
     this.softwareDown();
+    // a planned reboot: the software stops its IPMI watchdog first (the new one arms it at boot),
+    // else the watchdog, still counting through the reboot, resets the node a second time
+    this.o.watchdog.stop();
     this.o.observer?.hardware?.({ at: this.o.hardware.now(), node: this.node, what: 'reset', cause: `upgrade to ${version.major}.${version.minor}` });
     for (const m of this.members.values()) {
       m.actor.stop();

@@ -14,7 +14,7 @@
  * (m = remote console, c = managed system; session IDs are 4 bytes little-endian.)
  * Kuid is the password zero-padded to 20 bytes.
  */
-import { createCipheriv, createDecipheriv, createHmac, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { AuthAlg, IntegrityAlg } from './cipher-suites.ts';
 import { padPassword } from './session15.ts';
 
@@ -42,6 +42,16 @@ export function integrityParams(integrityAlg: number): { hash: 'sha1' | 'sha256'
 /** HMAC over the concatenation of `parts`. */
 export function hmac(hash: 'sha1' | 'sha256', key: Uint8Array, ...parts: Uint8Array[]): Uint8Array {
   const h = createHmac(hash, key);
+  for (const p of parts) h.update(p);
+  return new Uint8Array(h.digest());
+}
+
+/**
+ * MD5 digest (RFC 1321) of the concatenation of `parts`: 16 bytes. Used by the HPM.1 upgrade
+ * images (the image's MD5 signature, PICMG HPM.1 §4), not for security.
+ */
+export function md5(...parts: Uint8Array[]): Uint8Array {
+  const h = createHash('md5');
   for (const p of parts) h.update(p);
   return new Uint8Array(h.digest());
 }

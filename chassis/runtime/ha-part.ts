@@ -37,6 +37,7 @@ import { StallCompensatedClock } from '../../board/common/stall-clock.ts';
 import type { HaConfig, PairConfig } from '../config/ha.ts';
 import { resolveHaConfig } from '../config/ha.ts';
 import { HaFabric } from '../ha/ha-fabric.ts';
+import { parseVersion } from '../ha/heartbeat.ts';
 import type { WireRole } from '../ha/heartbeat.ts';
 import type { HaObserver } from '../ha/node-ports.ts';
 import type { ShelfIpmiHaHooks, ShmStatus, SwitchoverReason } from '../ipmi/shelf-manager/index.ts';
@@ -47,6 +48,7 @@ import type { Shelf } from '../model/shelf.ts';
 import { eventSensor } from '../sensors/event-sensors.ts';
 import { generatorIdForIpmb } from '../sensors/sel.ts';
 import { BoardDataModel, slotNumber } from './ha-board.ts';
+import { PayloadInstaller } from './payload-upgrade.ts';
 import type { HaContext, HaEnvironment, HaEnvironmentFactory, HaFactory, HaFaultModel, HaMemberView, HaOperatorAction, HaPart } from './ha-seam.ts';
 
 /** Options of the emulator's HA part. */
@@ -109,6 +111,7 @@ export class EmulatorHa implements HaPart {
   /** Resets deferred until a node finished handing its shares over (IPMI cold reset of the active ShMC). */
   private readonly pendingReset = new Map<string, unknown>();
   private stopped = false;
+  private readonly installer: PayloadInstaller;
 
   constructor(ctx: HaContext, o: EmulatorHaOptions) {
     this.env = o.env;
@@ -186,11 +189,13 @@ export class EmulatorHa implements HaPart {
     for (const n of this.fabric.nodeNames()) {
       if (!this.fabric.controller(n).isPowered) for (const s of this.sharesOfNode(n)) this.display(n, s, 'failed', this.fabric.epochOf(n, s));
     }
+    this.installer = new PayloadInstaller({ fabric: this.fabric, clock: this.clock, perform: (a) => this.perform(a), log: this.log });
     this.ipmiHooks = {
       switchover: (r) => this.ipmiSwitchover(r),
       shmStatus: () => this.shmStatus(),
       alarms: () => this.status().flatMap((m) => m.alarms.map((alarm) => ({ node: m.node, share: m.share, alarm }))),
       watchdog: (shmc) => this.watchdogPort(shmc),
+      payloadFirmware: this.installer,
     };
   }
 
@@ -239,6 +244,7 @@ export class EmulatorHa implements HaPart {
     if (this.stopped) return;
     this.stopped = true;
     for (const u of this.unsubs) u();
+    this.installer.stop();
     for (const t of this.pendingReset.values()) this.clock.clearTimeout(t);
     this.fabric.dispose();
     this.stall?.dispose();
@@ -253,8 +259,9 @@ export class EmulatorHa implements HaPart {
       this.faults.perform(a);
       return;
     }
-    if (a.op !== 'switchover') throw new CommandError('not_available', `${a.op} ${a.node}: this HA part has no fault model (its nodes run on one clock)`);
-    this.fabric.switchover(a.pair);
+    if (a.op === 'upgrade') this.fabric.controller(a.node).upgrade(parseVersion(a.version));
+    else if (a.op !== 'switchover') throw new CommandError('not_available', `${a.op} ${a.node}: this HA part has no fault model (its nodes run on one clock)`);
+    else this.fabric.switchover(a.pair);
   }
 
   private sharesOfNode(node: string): string[] {

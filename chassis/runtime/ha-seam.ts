@@ -86,8 +86,11 @@ export interface HaContext {
 /** Builds the HA part once the shelf and data plane exist. */
 export type HaFactory = (ctx: HaContext) => HaPart | Promise<HaPart>;
 
-/** An operator action the HA part hands to its fault model (TUI `s` and `w`, clia, IPMI). */
-export type HaOperatorAction = { op: 'switchover'; pair: string } | { op: 'hang' | 'heal'; node: string };
+/**
+ * An operator action the HA part hands to its fault model (TUI `s` and `w`, clia, IPMI; `upgrade`:
+ * an HPM.1 payload activation reboots the node on VERSION 'MAJOR.MINOR', as a scenario's action).
+ */
+export type HaOperatorAction = { op: 'switchover'; pair: string } | { op: 'hang' | 'heal'; node: string } | { op: 'upgrade'; node: string; version: string };
 
 /**
  * The fault model of the HA part (chassis/sim/ha-simulator.ts implements it): it supervises the

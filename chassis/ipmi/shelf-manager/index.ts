@@ -10,7 +10,8 @@
  *
  * Command families (chassis/ipmi/commands/): app + watchdog (every controller; watchdog on the
  * ShMCs and boards), chassis, SEL, SDR repository, Platform Event and OEM (20h only), sensors, Set/Get Event
- * Receiver, FRU inventory and PICMG (every controller), device SDR (IPM controllers). See docs/ipmi-commands.md.
+ * Receiver, FRU inventory and PICMG (every controller), device SDR (IPM controllers), HPM.1 firmware
+ * upgrade (every controller, chassis/ipmi/hpm). See docs/ipmi-commands.md.
  *
  * Stable interface for the runtime (`atcasim start`):
  *   createShelfIpmi(shelf, users, platform, options?) → ShelfIpmi
@@ -29,6 +30,8 @@ import { picmgCommands } from '../commands/picmg.ts';
 import { deviceSdrCommands, eventReceiverCommands, eventReceiverConfigCommands, sensorCommands } from '../commands/sensor-event.ts';
 import { fruCommands, sdrRepositoryCommands, selCommands } from '../commands/storage.ts';
 import { registerWatchdogCommands } from '../commands/watchdog.ts';
+import { hpmCommands } from '../hpm/commands.ts';
+import { shelfHpmTargets } from '../hpm/shelf-hpm.ts';
 import { Controller } from '../controller.ts';
 import { LanServer } from '../lan-server.ts';
 import type { LanConfig } from '../lan-services.ts';
@@ -150,6 +153,9 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
     c.commands.registerAll([...acpiCommands(t), ...sensorCommands(t), ...eventReceiverConfigCommands(t), ...deviceSdrCommands(t), ...fruCommands(t), ...picmgCommands(t)]);
     physical.set(name, c);
   }
+  // HPM.1 firmware upgrade (chassis/ipmi/hpm): one target per FRU, at its address and, for a ShMC, at 20h
+  const hpm = shelfHpmTargets(shelf, (fru) => [physical.get(fru)!, ...(logical.has(fru) ? [logical.get(fru)!] : [])], options.ha?.payloadFirmware);
+  for (const [name, c] of [...physical, ...logical]) c.commands.registerAll(hpmCommands(hpm.get(name)!, name, log));
 
   let front = roles.answering();
   const installed = [...physical.entries()].filter(([n]) => shelf.state(n) !== 0).map(([, c]) => c);

@@ -25,6 +25,7 @@ import type { Shelf } from '../../model/shelf.ts';
 import { ShelfRefusal, ccForCommandError } from './errors.ts';
 import type { HaAlarm, ShmStatus, SwitchoverReason } from './target.ts';
 import type { WatchdogPort } from '../watchdog-port.ts';
+import type { PayloadFirmwarePort } from '../hpm/shelf-hpm.ts';
 
 /** The HA layer's part (optional callbacks the runtime fills). */
 export interface ShelfIpmiHaHooks {
@@ -40,6 +41,8 @@ export interface ShelfIpmiHaHooks {
   alarms?(): readonly HaAlarm[];
   /** The IPMI watchdog of a ShMC as the HA layer owns it (createShelfIpmi uses it when no `watchdog` option is given). */
   watchdog?(shmc: string): WatchdogPort | undefined;
+  /** Installs payload software on the HA nodes (HPM.1 payload component, chassis/ipmi/hpm/shelf-hpm.ts). */
+  readonly payloadFirmware?: PayloadFirmwarePort;
 }
 
 const NOT_READY: ReadonlySet<HaRoleName> = new Set(['failed', 'resetting', 'booting']);
