@@ -186,6 +186,7 @@ export class ProcessorBoard {
   private readonly onSessionRemoved: ((rec: SessionRecord, reason: string) => void) | null;
   private readonly sweepBudget: number;
   private readonly removedRec = newSessionRecord();
+  private readonly maskedSrc = new Uint8Array(16);
   private readonly standby = new Map<string, SessionTable>();
   private started = false;
   /** Latest `now` seen (ms). */
@@ -223,7 +224,7 @@ export class ProcessorBoard {
         rs.push(r);
         return r;
       });
-      const sched = createScheduler(sc.scheduler, { maglevTableSize: sc.maglevTableSize });
+      const sched = createScheduler(sc.scheduler, { maglevTableSize: sc.maglevTableSize, flags: sc.schedulerFlags });
       services.push(new VirtualService(si, sc, sched, members));
     });
     if (rs.length > 0xffff) throw new RangeError('at most 65535 real servers per board');
@@ -360,13 +361,14 @@ export class ProcessorBoard {
     if (si < 0) return this.drop(D_NO_RULE);
     const svc = this.services[si]!;
     let rs = -1;
+    const client = svc.persistenceMs > 0 ? this.persistenceKey(t, svc.persistenceBits) : t.src;
     if (svc.persistenceMs > 0) {
-      const p = this.persist.lookup(si, t.family, t.src, now);
+      const p = this.persist.lookup(si, t.family, client, now);
       if (p >= 0 && this.up[p] === 1 && this.weight[p]! > 0) rs = p;
     }
     if (rs < 0) {
       const pool = this.pools[si]!;
-      const pos = svc.scheduler.pick(pool, hash >>> 0, srcHash(t));
+      const pos = svc.scheduler.pick(pool, hash >>> 0, srcHash(t), hashPorts ? t.sport : 0);
       if (pos < 0) return this.drop(D_RS_DOWN);
       rs = pool.ids[pos]!;
     }
@@ -380,10 +382,22 @@ export class ProcessorBoard {
     }
     e = table.insert(now, si, rs, state, ef);
     if (e < 0) return this.drop(D_TABLE_FULL);
-    if (svc.persistenceMs > 0) this.persist.put(si, t.family, t.src, rs, now, svc.persistenceMs);
+    if (svc.persistenceMs > 0) this.persist.put(si, t.family, client, rs, now, svc.persistenceMs);
     this.flows++;
     this.lastSession = e;
     return this.forward(pkt, t, e, rs, si, 0, true, hash, now);
+  }
+
+  /** The client address masked to `bits` leading bits (ipvsadm -M), in a reused buffer. */
+  private persistenceKey(t: FlowTuple, bits: number): Uint8Array {
+    const full = t.family === 6 ? 128 : 32;
+    if (bits >= full) return t.src;
+    const k = this.maskedSrc;
+    k.fill(0);
+    const whole = bits >> 3;
+    for (let i = 0; i < whole; i++) k[i] = t.src[i]!;
+    if ((bits & 7) !== 0) k[whole] = t.src[whole]! & ((0xff << (8 - (bits & 7))) & 0xff);
+    return k;
   }
 
   private forward(pkt: PacketView, t: FlowTuple, e: number, rsId: number, si: number, dir: 0 | 1, created: boolean, hash: number, now: number): Verdict {
@@ -497,7 +511,7 @@ export class ProcessorBoard {
       return loadScore(l.cpu, l.mem, l.queue);
     });
     const eligible = svc.members.map((m) => m.weight > 0);
-    const w = weightsFromScores(scores, eligible);
+    const w = weightsFromScores(scores, eligible, svc.members.map((m) => m.weight));
     let changed = false;
     svc.members.forEach((m, k) => {
       if (this.weight[m.id] !== w[k]) {

@@ -4,6 +4,8 @@
  */
 
 export type SchedulerName = 'rr' | 'wrr' | 'lc' | 'wlc' | 'sh' | 'maglev' | 'dynamic';
+/** Scheduler flags (ipvsadm(8) `-b`): `sh-fallback`, `sh-port` (scheduler/source-hash.ts). */
+export type SchedulerFlag = 'sh-fallback' | 'sh-port';
 export type Protocol = 'tcp' | 'udp' | 'sctp' | 'any';
 export type Encapsulation = 'ipip' | 'gre';
 export type HealthKind = 'icmp' | 'tcp' | 'http' | 'udp';
@@ -53,6 +55,11 @@ export interface VirtualServiceConfig {
   scheduler: SchedulerName;
   /** Persistence (client → RS stickiness) timeout, 0 = off. */
   persistenceMs: number;
+  /** Persistence granularity (ipvsadm -M): the client address's leading bits a template is
+   * keyed by, in the VIP's family; default all (32 / 128). */
+  persistenceNetmask?: number;
+  /** Scheduler flags (ipvsadm -b); undefined: `sh` has `sh-fallback`, the others none. */
+  schedulerFlags?: SchedulerFlag[];
   encapsulation: Encapsulation;
   /** Maglev table size (prime), default 65537. */
   maglevTableSize?: number;

@@ -17,7 +17,7 @@ import {
   type RealServerConfig,
   type VirtualServiceConfig,
 } from '../../board/processor/processor-config.ts';
-import { isIpAddress, isIpv4 } from './ip-address.ts';
+import { isIpAddress, isIpv4, netmaskBits } from './ip-address.ts';
 import type { Value } from './yaml-reader.ts';
 
 function readPrefix(v: Value): string {
@@ -124,6 +124,10 @@ function readService(item: Value): VirtualServiceConfig {
     health: { ...DEFAULT_HEALTH },
     alarmBelow: m.opt('alarm_below')?.num({ min: 0, max: 1 }) ?? 0.5,
   };
+  const fl = m.opt('scheduler_flags');
+  if (fl) svc.schedulerFlags = fl.list().map((f) => f.oneOf(['sh-fallback', 'sh-port'] as const));
+  const nm = m.opt('persistence_netmask');
+  if (nm) svc.persistenceNetmask = readNetmask(nm, svc.vip);
   const mt = m.opt('maglev_table_size');
   if (mt) {
     const n = mt.int({ min: 3, max: 10_000_019 });
@@ -141,9 +145,22 @@ function readService(item: Value): VirtualServiceConfig {
     svc.pool.push(rs);
   }
   if (svc.pool.length === 0) poolV.fail('a virtual service needs at least one real server');
-  m.done(['name', 'vip', 'port', 'protocol', 'scheduler', 'persistence', 'encapsulation', 'maglev_table_size', 'health', 'pool', 'alarm_below']);
+  m.done(['name', 'vip', 'port', 'protocol', 'scheduler', 'scheduler_flags', 'persistence', 'persistence_netmask', 'encapsulation', 'maglev_table_size', 'health', 'pool', 'alarm_below']);
   return svc;
 }
+
+/**
+ * A persistence netmask (ipvsadm -M): a dotted IPv4 mask (`255.255.255.0`) or a prefix length
+ * (`24`, `/64`) in the VIP's family. @returns the prefix length
+ */
+function readNetmask(v: Value, vip: string): number {
+  const full = vip.includes(':') ? 128 : 32;
+  const text = v.text().replace(/^\//, '');
+  const bits = netmaskBits(text, full);
+  if (bits === null) v.fail(`"${text}" is not a netmask (a.b.c.d with contiguous ones, or a prefix length 0..${full})`);
+  return bits;
+}
+
 
 function isPrime(n: number): boolean {
   if (n < 2) return false;
