@@ -142,7 +142,7 @@ export function layerOf(file) {
 const coreIgnores = EDGE.flatMap(layerFiles).map((g) => g.replace('/**/*.ts', '/**'));
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'bin/**', 'test/fixtures/lint/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'bin/**', 'test/fixtures/lint/**'] },
   {
     files: ['**/*.ts'],
     languageOptions: { parser: tseslint.parser },

@@ -31,7 +31,7 @@ export async function main(argv: string[], io: Partial<Pick<CliContext, 'stdout'
       writeOut: (s) => ctx.stdout.write(s),
       writeErr: (s) => ctx.stderr.write(s),
     });
-  await registerAll(program, ctx);
+  await registerAll(program, ctx, argv);
   try {
     await program.parseAsync(argv);
   } catch (e) {

@@ -32,6 +32,7 @@ import { CaptureFileReader } from '../io/capture-file.ts';
 import { nodeCryptoRandom } from '../io/crypto-random.ts';
 import { DEFAULT_SHELF_NAME, defaultDbPath, readDefaultShelfYaml } from '../io/data-dir.ts';
 import { createLoggers, isLogLevel, LOG_LEVELS, type LogLevel, type ProcessLoggers } from '../io/logger.ts';
+import { ControlServer } from '../io/control-server.ts';
 import { consoleLinkDirs, ptyConsoleExpose } from '../io/serial-console.ts';
 import { onShutdownSignals } from '../io/signals.ts';
 import { databaseInUse, SqliteStore } from '../io/sqlite-store.ts';
@@ -40,8 +41,10 @@ import { UdpIpmiAdapter } from '../io/udp-ipmi.ts';
 import { StoreError } from '../persistence/store.ts';
 import { BUNDLED_CAPTURE_NAME, BUNDLED_CAPTURE_PATH } from '../runtime/assets.ts';
 import { runControlLine } from '../runtime/control.ts';
+import { ControlOps } from '../runtime/control-ops.ts';
 import { Emulator, probeInput, type IpmiListen } from '../runtime/emulator.ts';
 import { logEmulatorEvents } from '../runtime/event-log.ts';
+import { registerShelfOps } from '../runtime/shelf-control-ops.ts';
 import { statsLine } from '../runtime/stats-line.ts';
 import type { CliContext } from './context.ts';
 import { readConfigText } from './read-file.ts';
@@ -192,6 +195,8 @@ interface RunningStart {
   dbPath: string;
   /** Shown on the TUI's message line (a generated or ignored administrator password). */
   adminNote: string | undefined;
+  /** The control socket `<db>.ctl` (chassis/io/control-server.ts). */
+  control: ControlServer;
 }
 
 /**
@@ -214,8 +219,32 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
   const started = await startEmulator(o, inputs, store, loggers.log, clock, fail);
   if (typeof started === 'number') return started;
   const { em, split, snmp } = started;
+  const control = await startControl(em, inputs.dbPath, loggers.log);
+  if (typeof control === 'string') {
+    await snmp?.stop();
+    await split?.stop();
+    await em.stop();
+    return fail(control);
+  }
   const adminNote = announceStart(o, ctx, me, em, loggers, inputs);
-  return await serveUntilStopped({ o, ctx, me, em, split, snmp, loggers, clock, t0, dbPath: inputs.dbPath, adminNote });
+  return await serveUntilStopped({ o, ctx, me, em, split, snmp, loggers, clock, t0, dbPath: inputs.dbPath, adminNote, control });
+}
+
+/**
+ * The control socket `<db>.ctl` with the operations other `atcasim` processes use (`status`,
+ * `lb`, …): every part's ops are registered here, on one ControlOps.
+ * @returns the server, or the one-line reason it could not start
+ */
+async function startControl(em: Emulator, dbPath: string, log: ProcessLoggers['log']): Promise<ControlServer | string> {
+  const ops = new ControlOps();
+  registerShelfOps(ops, em);
+  try {
+    return await ControlServer.start({ dbPath, ops, log });
+  } catch (e) {
+    const m = (e as Error).message;
+    log.error({ category: 'startup', err: m }, 'control socket: start-up failed');
+    return m;
+  }
 }
 
 /**
@@ -458,6 +487,7 @@ function serveUntilStopped(run: RunningStart): Promise<number> {
       for (const c of state.onClose) c();
       void (async () => {
         unlog();
+        await run.control.stop();
         await run.snmp?.stop();
         await split?.stop();
         await em.stop();
@@ -496,7 +526,7 @@ function serveUntilStopped(run: RunningStart): Promise<number> {
 function serveHeadless(run: RunningStart, state: ServeState): void {
   const { o, em, split, loggers, clock, t0, dbPath } = run;
   const { log, events } = loggers;
-  events.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, snmp: run.snmp?.address ?? split?.snmpAddress ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, db: dbPath, ...(split ? split.readyFields() : {}) }, 'ready');
+  events.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, snmp: run.snmp?.address ?? split?.snmpAddress ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, db: dbPath, control: run.control.path, ...(split ? split.readyFields() : {}) }, 'ready');
   const stats = () => {
     em.sampleTraffic();
     events.info(statsLine(em.view(), clock.now() - t0), 'stats');
@@ -541,7 +571,7 @@ function serveTui(run: RunningStart, state: ServeState, shutdown: (reason: strin
         shutdown('SIGHUP');
       });
       app.start();
-      log.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, snmp: run.snmp?.address ?? split?.snmpAddress ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, tui: true, ...(split ? split.readyFields() : {}) }, 'ready');
+      log.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, snmp: run.snmp?.address ?? split?.snmpAddress ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, tui: true, control: run.control.path, ...(split ? split.readyFields() : {}) }, 'ready');
     })
     .catch((e: unknown) => {
       log.error({ category: 'tui', err: String(e) }, 'the TUI could not start');
