@@ -52,6 +52,7 @@ import {
 } from './tcp-state.ts';
 import type { SessionRecord } from './session-record.ts';
 import { newSessionRecord } from './session-record.ts';
+import { maskedSource, srcHash } from './client-key.ts';
 
 /** Why the board dropped a packet (snake_case, as `atcasim replay --json` reports them). */
 export type DropReason =
@@ -361,7 +362,7 @@ export class ProcessorBoard {
     if (si < 0) return this.drop(D_NO_RULE);
     const svc = this.services[si]!;
     let rs = -1;
-    const client = svc.persistenceMs > 0 ? this.persistenceKey(t, svc.persistenceBits) : t.src;
+    const client = svc.persistenceMs > 0 ? maskedSource(t, svc.persistenceBits, this.maskedSrc) : t.src;
     if (svc.persistenceMs > 0) {
       const p = this.persist.lookup(si, t.family, client, now);
       if (p >= 0 && this.up[p] === 1 && this.weight[p]! > 0) rs = p;
@@ -386,18 +387,6 @@ export class ProcessorBoard {
     this.flows++;
     this.lastSession = e;
     return this.forward(pkt, t, e, rs, si, 0, true, hash, now);
-  }
-
-  /** The client address masked to `bits` leading bits (ipvsadm -M), in a reused buffer. */
-  private persistenceKey(t: FlowTuple, bits: number): Uint8Array {
-    const full = t.family === 6 ? 128 : 32;
-    if (bits >= full) return t.src;
-    const k = this.maskedSrc;
-    k.fill(0);
-    const whole = bits >> 3;
-    for (let i = 0; i < whole; i++) k[i] = t.src[i]!;
-    if ((bits & 7) !== 0) k[whole] = t.src[whole]! & ((0xff << (8 - (bits & 7))) & 0xff);
-    return k;
   }
 
   private forward(pkt: PacketView, t: FlowTuple, e: number, rsId: number, si: number, dir: 0 | 1, created: boolean, hash: number, now: number): Verdict {
@@ -696,14 +685,4 @@ export class ProcessorBoard {
       })),
     };
   }
-}
-
-/** Hash of a tuple's source address alone (the `sh` scheduler's input). */
-function srcHash(t: FlowTuple): number {
-  const s = t.src;
-  let h = ((s[0]! << 24) | (s[1]! << 16) | (s[2]! << 8) | s[3]!) >>> 0;
-  if (t.family === 6) {
-    for (let i = 4; i < 16; i += 4) h = (h ^ (((s[i]! << 24) | (s[i + 1]! << 16) | (s[i + 2]! << 8) | s[i + 3]!) >>> 0)) >>> 0;
-  }
-  return h;
 }

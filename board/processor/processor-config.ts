@@ -3,12 +3,16 @@
  * gives it (parsed and validated by chassis/config; defaults below). Durations in ms.
  */
 
+import type { ForwardingMode } from './forwarding/translation.ts';
+import type { ClientAddressMode } from './forwarding/client-address.ts';
+
 export type SchedulerName = 'rr' | 'wrr' | 'lc' | 'wlc' | 'sh' | 'maglev' | 'dynamic';
 /** Scheduler flags (ipvsadm(8) `-b`): `sh-fallback`, `sh-port` (scheduler/source-hash.ts). */
 export type SchedulerFlag = 'sh-fallback' | 'sh-port';
 export type Protocol = 'tcp' | 'udp' | 'sctp' | 'any';
 export type Encapsulation = 'ipip' | 'gre';
 export type HealthKind = 'icmp' | 'tcp' | 'http' | 'udp';
+export type { ForwardingMode } from './forwarding/translation.ts';
 
 /** A real server. `address` 'a.b.c.d' or IPv6 text; with a port ('127.0.0.1:8080') and kind
  * tcp/http it is probed for real, otherwise it is simulated. */
@@ -18,6 +22,8 @@ export interface RealServerConfig {
   port?: number;
   /** IPVS-style weight, 0..65535; 0 = drain. Default 1. */
   weight: number;
+  /** This member's forwarding mode, overriding its service's (live mode; see forwarding/translation.ts). */
+  forwarding?: ForwardingMode;
   /** Simulated RS model (ignored for real ones). */
   sim?: {
     /** Connections it can hold before its queue builds, default 10000. */
@@ -64,6 +70,11 @@ export interface VirtualServiceConfig {
   /** Maglev table size (prime), default 65537. */
   maglevTableSize?: number;
   pool: RealServerConfig[];
+  /** How packets reach the pool (default 'tunnel': IPIP/GRE as `encapsulation` says). */
+  forwarding?: ForwardingMode;
+  /** Under `fullnat`: how the RS learns the client's address (forwarding/client-address.ts),
+   * default 'none'. */
+  clientAddress?: ClientAddressMode;
   health: HealthCheckConfig;
   /** Raise an alarm when the live share of the pool's weight falls below this (0..1), default 0.5. */
   alarmBelow: number;

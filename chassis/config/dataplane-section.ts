@@ -17,7 +17,10 @@ import {
   type RealServerConfig,
   type VirtualServiceConfig,
 } from '../../board/processor/processor-config.ts';
+import { FORWARDING_MODES } from '../../board/processor/forwarding/translation.ts';
+import { CLIENT_ADDRESS_MODES, type ClientAddressMode } from '../../board/processor/forwarding/client-address.ts';
 import { isIpAddress, isIpv4, netmaskBits } from './ip-address.ts';
+import { readBackGateway, type BackGatewayConfig } from './live-section.ts';
 import type { Value } from './yaml-reader.ts';
 
 function readPrefix(v: Value): string {
@@ -37,7 +40,7 @@ function readPrefix(v: Value): string {
  *   ecmpMembers() builds it), which a resilient table must not have fewer buckets than
  * @throws ConfigError at the offending key
  */
-export function readDataplane(v: Value | undefined, ecmpMemberCount: number): { ecmp: EcmpConfig; processor: ProcessorConfig } {
+export function readDataplane(v: Value | undefined, ecmpMemberCount: number): { ecmp: EcmpConfig; processor: ProcessorConfig; backGateway?: BackGatewayConfig } {
   const ecmp: EcmpConfig = { ...DEFAULT_ECMP };
   const processor: ProcessorConfig = { sessions: { ...DEFAULT_SESSION_TABLE }, timeouts: { ...DEFAULT_TIMEOUTS }, services: [], acl: [] };
   if (!v) return { ecmp, processor };
@@ -106,8 +109,9 @@ export function readDataplane(v: Value | undefined, ecmpMemberCount: number): { 
   if (mp) processor.midstreamPickup = mp.bool();
   const hs = m.opt('hash_seed');
   if (hs) processor.hashSeed = hs.int({ min: 0, max: 0xffffffff, hex: true });
-  m.done(['ecmp', 'sessions', 'timeouts', 'services', 'acl', 'midstream_pickup', 'hash_seed']);
-  return { ecmp, processor };
+  const bg = m.opt('back_gateway');
+  m.done(['ecmp', 'sessions', 'timeouts', 'services', 'acl', 'midstream_pickup', 'hash_seed', 'back_gateway']);
+  return bg ? { ecmp, processor, backGateway: readBackGateway(bg) } : { ecmp, processor };
 }
 
 function readService(item: Value): VirtualServiceConfig {
@@ -120,6 +124,7 @@ function readService(item: Value): VirtualServiceConfig {
     scheduler: m.opt('scheduler')?.oneOf(['rr', 'wrr', 'lc', 'wlc', 'sh', 'maglev', 'dynamic'] as const) ?? 'wrr',
     persistenceMs: m.opt('persistence')?.duration({ min: 0 }) ?? 0,
     encapsulation: m.opt('encapsulation')?.oneOf(['ipip', 'gre'] as const) ?? 'gre',
+    forwarding: m.opt('forwarding')?.oneOf(FORWARDING_MODES) ?? 'tunnel',
     pool: [],
     health: { ...DEFAULT_HEALTH },
     alarmBelow: m.opt('alarm_below')?.num({ min: 0, max: 1 }) ?? 0.5,
@@ -145,8 +150,24 @@ function readService(item: Value): VirtualServiceConfig {
     svc.pool.push(rs);
   }
   if (svc.pool.length === 0) poolV.fail('a virtual service needs at least one real server');
-  m.done(['name', 'vip', 'port', 'protocol', 'scheduler', 'scheduler_flags', 'persistence', 'persistence_netmask', 'encapsulation', 'maglev_table_size', 'health', 'pool', 'alarm_below']);
+  const ca = m.opt('client_address');
+  if (ca) svc.clientAddress = readClientAddress(ca, svc);
+  m.done(['name', 'vip', 'port', 'protocol', 'scheduler', 'scheduler_flags', 'persistence', 'persistence_netmask', 'encapsulation', 'forwarding', 'maglev_table_size', 'health', 'pool', 'alarm_below', 'client_address']);
   return svc;
+}
+
+/**
+ * `client_address` (forwarding/client-address.ts): `none`, or `toa` / `proxy-protocol` for a TCP
+ * service whose members all forward by `fullnat` (under the other modes the RS sees the client's
+ * own address already).
+ */
+function readClientAddress(v: Value, svc: VirtualServiceConfig): ClientAddressMode {
+  const mode = v.oneOf(CLIENT_ADDRESS_MODES);
+  if (mode === 'none') return mode;
+  const other = svc.pool.find((r) => (r.forwarding ?? svc.forwarding ?? 'tunnel') !== 'fullnat');
+  if (other !== undefined) v.fail(`client_address ${mode} needs forwarding fullnat (real server "${other.name}" forwards by ${other.forwarding ?? svc.forwarding ?? 'tunnel'})`);
+  if (svc.protocol !== 'tcp') v.fail(`client_address ${mode} needs protocol tcp (the service is ${svc.protocol})`);
+  return mode;
 }
 
 /**
@@ -207,6 +228,8 @@ function readRealServer(v: Value): RealServerConfig {
     weight: m.opt('weight')?.int({ min: 0, max: 65535 }) ?? 1,
   };
   if (port !== undefined) rs.port = port;
+  const fV = m.opt('forwarding');
+  if (fV) rs.forwarding = fV.oneOf(FORWARDING_MODES);
   const sV = m.opt('sim');
   if (sV) {
     const s = sV.map();
@@ -232,7 +255,7 @@ function readRealServer(v: Value): RealServerConfig {
     s.done(['capacity', 'cpu', 'mem', 'queue', 'down']);
     rs.sim = sim;
   }
-  m.done(['name', 'address', 'weight', 'sim']);
+  m.done(['name', 'address', 'weight', 'forwarding', 'sim']);
   return rs;
 }
 

@@ -53,6 +53,20 @@ describe('dataplane service keys from ipvsadm', () => {
     expect(errorOf(svc('persistence_netmask: 255.0.255.0, ')).message).toMatch(/"255.0.255.0" is not a netmask/);
     expect(errorOf(svc('persistence_netmask: 64, ')).message).toMatch(/"64" is not a netmask .*0\.\.32/);
   });
+  it('client_address: toa / proxy-protocol on a fullnat TCP service; refused for other modes and protocols at the key', () => {
+    const fn = (extra: string, fwd = 'fullnat', proto = 'tcp') => `${BASE}    - { name: a, vip: 10.0.0.1, port: 80, protocol: ${proto}, forwarding: ${fwd}, ${extra}pool: [{ name: r, address: 10.1.1.1 }] }\n`;
+    const one = (text: string) => parseShelfConfig(text, 'shelf.yaml').dataplane.processor.services[0]!;
+    expect(one(fn('client_address: toa, ')).clientAddress).toBe('toa');
+    expect(one(fn('client_address: proxy-protocol, ')).clientAddress).toBe('proxy-protocol');
+    expect(one(fn('client_address: none, ', 'nat')).clientAddress).toBe('none');
+    expect(one(fn('')).clientAddress).toBeUndefined();
+    const t = fn('client_address: toa, ', 'nat');
+    const e = errorOf(t);
+    expect(e.message).toMatch(/client_address toa needs forwarding fullnat \(real server "r" forwards by nat\)/);
+    expect(e.column).toBe(t.split('\n').at(-2)!.indexOf('toa') + 1);
+    expect(errorOf(fn('client_address: proxy-protocol, ', 'fullnat', 'udp')).message).toMatch(/needs protocol tcp \(the service is udp\)/);
+    expect(errorOf(fn('client_address: xff, ')).message).toMatch(/"xff" is not one of none, toa, proxy-protocol/);
+  });
   it('netmaskBits: dotted masks (contiguous ones only) and prefix lengths', () => {
     expect(netmaskBits('255.255.255.0', 32)).toBe(24);
     expect(netmaskBits('255.255.254.0', 32)).toBe(23);
