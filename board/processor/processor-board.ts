@@ -52,6 +52,7 @@ import {
 } from './tcp-state.ts';
 import type { SessionRecord } from './session-record.ts';
 import { newSessionRecord } from './session-record.ts';
+import { maskedSource, srcHash } from './client-key.ts';
 
 /** Why the board dropped a packet (snake_case, as `atcasim replay --json` reports them). */
 export type DropReason =
@@ -186,6 +187,7 @@ export class ProcessorBoard {
   private readonly onSessionRemoved: ((rec: SessionRecord, reason: string) => void) | null;
   private readonly sweepBudget: number;
   private readonly removedRec = newSessionRecord();
+  private readonly maskedSrc = new Uint8Array(16);
   private readonly standby = new Map<string, SessionTable>();
   private started = false;
   /** Latest `now` seen (ms). */
@@ -223,7 +225,7 @@ export class ProcessorBoard {
         rs.push(r);
         return r;
       });
-      const sched = createScheduler(sc.scheduler, { maglevTableSize: sc.maglevTableSize });
+      const sched = createScheduler(sc.scheduler, { maglevTableSize: sc.maglevTableSize, flags: sc.schedulerFlags });
       services.push(new VirtualService(si, sc, sched, members));
     });
     if (rs.length > 0xffff) throw new RangeError('at most 65535 real servers per board');
@@ -360,13 +362,14 @@ export class ProcessorBoard {
     if (si < 0) return this.drop(D_NO_RULE);
     const svc = this.services[si]!;
     let rs = -1;
+    const client = svc.persistenceMs > 0 ? maskedSource(t, svc.persistenceBits, this.maskedSrc) : t.src;
     if (svc.persistenceMs > 0) {
-      const p = this.persist.lookup(si, t.family, t.src, now);
+      const p = this.persist.lookup(si, t.family, client, now);
       if (p >= 0 && this.up[p] === 1 && this.weight[p]! > 0) rs = p;
     }
     if (rs < 0) {
       const pool = this.pools[si]!;
-      const pos = svc.scheduler.pick(pool, hash >>> 0, srcHash(t));
+      const pos = svc.scheduler.pick(pool, hash >>> 0, srcHash(t), hashPorts ? t.sport : 0);
       if (pos < 0) return this.drop(D_RS_DOWN);
       rs = pool.ids[pos]!;
     }
@@ -380,7 +383,7 @@ export class ProcessorBoard {
     }
     e = table.insert(now, si, rs, state, ef);
     if (e < 0) return this.drop(D_TABLE_FULL);
-    if (svc.persistenceMs > 0) this.persist.put(si, t.family, t.src, rs, now, svc.persistenceMs);
+    if (svc.persistenceMs > 0) this.persist.put(si, t.family, client, rs, now, svc.persistenceMs);
     this.flows++;
     this.lastSession = e;
     return this.forward(pkt, t, e, rs, si, 0, true, hash, now);
@@ -497,7 +500,7 @@ export class ProcessorBoard {
       return loadScore(l.cpu, l.mem, l.queue);
     });
     const eligible = svc.members.map((m) => m.weight > 0);
-    const w = weightsFromScores(scores, eligible);
+    const w = weightsFromScores(scores, eligible, svc.members.map((m) => m.weight));
     let changed = false;
     svc.members.forEach((m, k) => {
       if (this.weight[m.id] !== w[k]) {
@@ -682,14 +685,4 @@ export class ProcessorBoard {
       })),
     };
   }
-}
-
-/** Hash of a tuple's source address alone (the `sh` scheduler's input). */
-function srcHash(t: FlowTuple): number {
-  const s = t.src;
-  let h = ((s[0]! << 24) | (s[1]! << 16) | (s[2]! << 8) | s[3]!) >>> 0;
-  if (t.family === 6) {
-    for (let i = 4; i < 16; i += 4) h = (h ^ (((s[i]! << 24) | (s[i + 1]! << 16) | (s[i + 2]! << 8) | s[i + 3]!) >>> 0)) >>> 0;
-  }
-  return h;
 }

@@ -4,8 +4,11 @@
  */
 
 import type { ForwardingMode } from './forwarding/translation.ts';
+import type { ClientAddressMode } from './forwarding/client-address.ts';
 
 export type SchedulerName = 'rr' | 'wrr' | 'lc' | 'wlc' | 'sh' | 'maglev' | 'dynamic';
+/** Scheduler flags (ipvsadm(8) `-b`): `sh-fallback`, `sh-port` (scheduler/source-hash.ts). */
+export type SchedulerFlag = 'sh-fallback' | 'sh-port';
 export type Protocol = 'tcp' | 'udp' | 'sctp' | 'any';
 export type Encapsulation = 'ipip' | 'gre';
 export type HealthKind = 'icmp' | 'tcp' | 'http' | 'udp';
@@ -58,12 +61,20 @@ export interface VirtualServiceConfig {
   scheduler: SchedulerName;
   /** Persistence (client → RS stickiness) timeout, 0 = off. */
   persistenceMs: number;
+  /** Persistence granularity (ipvsadm -M): the client address's leading bits a template is
+   * keyed by, in the VIP's family; default all (32 / 128). */
+  persistenceNetmask?: number;
+  /** Scheduler flags (ipvsadm -b); undefined: `sh` has `sh-fallback`, the others none. */
+  schedulerFlags?: SchedulerFlag[];
   encapsulation: Encapsulation;
   /** Maglev table size (prime), default 65537. */
   maglevTableSize?: number;
   pool: RealServerConfig[];
   /** How packets reach the pool (default 'tunnel': IPIP/GRE as `encapsulation` says). */
   forwarding?: ForwardingMode;
+  /** Under `fullnat`: how the RS learns the client's address (forwarding/client-address.ts),
+   * default 'none'. */
+  clientAddress?: ClientAddressMode;
   health: HealthCheckConfig;
   /** Raise an alarm when the live share of the pool's weight falls below this (0..1), default 0.5. */
   alarmBelow: number;

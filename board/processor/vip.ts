@@ -45,6 +45,8 @@ export class VirtualService {
   /** IP protocol number, −1 = any. */
   readonly proto: number;
   readonly persistenceMs: number;
+  /** Leading bits of the client address a persistence template is keyed by (ipvsadm -M). */
+  readonly persistenceBits: number;
   readonly encapsulation: Encapsulation;
   readonly health: HealthCheckConfig;
   readonly alarmBelow: number;
@@ -68,6 +70,10 @@ export class VirtualService {
     }
     if (!Number.isInteger(cfg.port) || cfg.port < 0 || cfg.port > 65535) throw new TypeError(`${where}: port must be 0..65535`);
     if (!(cfg.persistenceMs >= 0)) throw new TypeError(`${where}: persistenceMs must be ≥ 0`);
+    const full = p.family === 6 ? 128 : 32;
+    const bits = cfg.persistenceNetmask ?? full;
+    if (cfg.persistenceNetmask !== undefined && p.family === 0) throw new TypeError(`${where}: a persistence netmask needs a VIP of one family (not '*')`);
+    if (!(Number.isInteger(bits) && bits >= 0 && bits <= full)) throw new TypeError(`${where}: persistence netmask must be a prefix length 0..${full}, got ${bits}`);
     const alarm = cfg.alarmBelow ?? 0.5;
     if (!(alarm >= 0 && alarm <= 1)) throw new TypeError(`${where}: alarmBelow must be in 0..1`);
     if (members.length === 0) throw new TypeError(`${where}: empty RS pool`);
@@ -85,6 +91,7 @@ export class VirtualService {
     this.port = cfg.port;
     this.proto = protocolNumber(cfg.protocol);
     this.persistenceMs = cfg.persistenceMs;
+    this.persistenceBits = bits;
     this.encapsulation = cfg.encapsulation ?? 'ipip';
     if (this.encapsulation !== 'ipip' && this.encapsulation !== 'gre') throw new TypeError(`${where}: encapsulation must be ipip or gre`);
     this.health = { ...DEFAULT_HEALTH, ...cfg.health };

@@ -18,7 +18,8 @@ import {
   type VirtualServiceConfig,
 } from '../../board/processor/processor-config.ts';
 import { FORWARDING_MODES } from '../../board/processor/forwarding/translation.ts';
-import { isIpAddress, isIpv4 } from './ip-address.ts';
+import { CLIENT_ADDRESS_MODES, type ClientAddressMode } from '../../board/processor/forwarding/client-address.ts';
+import { isIpAddress, isIpv4, netmaskBits } from './ip-address.ts';
 import { readBackGateway, type BackGatewayConfig } from './live-section.ts';
 import type { Value } from './yaml-reader.ts';
 
@@ -128,6 +129,10 @@ function readService(item: Value): VirtualServiceConfig {
     health: { ...DEFAULT_HEALTH },
     alarmBelow: m.opt('alarm_below')?.num({ min: 0, max: 1 }) ?? 0.5,
   };
+  const fl = m.opt('scheduler_flags');
+  if (fl) svc.schedulerFlags = fl.list().map((f) => f.oneOf(['sh-fallback', 'sh-port'] as const));
+  const nm = m.opt('persistence_netmask');
+  if (nm) svc.persistenceNetmask = readNetmask(nm, svc.vip);
   const mt = m.opt('maglev_table_size');
   if (mt) {
     const n = mt.int({ min: 3, max: 10_000_019 });
@@ -145,9 +150,38 @@ function readService(item: Value): VirtualServiceConfig {
     svc.pool.push(rs);
   }
   if (svc.pool.length === 0) poolV.fail('a virtual service needs at least one real server');
-  m.done(['name', 'vip', 'port', 'protocol', 'scheduler', 'persistence', 'encapsulation', 'forwarding', 'maglev_table_size', 'health', 'pool', 'alarm_below']);
+  const ca = m.opt('client_address');
+  if (ca) svc.clientAddress = readClientAddress(ca, svc);
+  m.done(['name', 'vip', 'port', 'protocol', 'scheduler', 'scheduler_flags', 'persistence', 'persistence_netmask', 'encapsulation', 'forwarding', 'maglev_table_size', 'health', 'pool', 'alarm_below', 'client_address']);
   return svc;
 }
+
+/**
+ * `client_address` (forwarding/client-address.ts): `none`, or `toa` / `proxy-protocol` for a TCP
+ * service whose members all forward by `fullnat` (under the other modes the RS sees the client's
+ * own address already).
+ */
+function readClientAddress(v: Value, svc: VirtualServiceConfig): ClientAddressMode {
+  const mode = v.oneOf(CLIENT_ADDRESS_MODES);
+  if (mode === 'none') return mode;
+  const other = svc.pool.find((r) => (r.forwarding ?? svc.forwarding ?? 'tunnel') !== 'fullnat');
+  if (other !== undefined) v.fail(`client_address ${mode} needs forwarding fullnat (real server "${other.name}" forwards by ${other.forwarding ?? svc.forwarding ?? 'tunnel'})`);
+  if (svc.protocol !== 'tcp') v.fail(`client_address ${mode} needs protocol tcp (the service is ${svc.protocol})`);
+  return mode;
+}
+
+/**
+ * A persistence netmask (ipvsadm -M): a dotted IPv4 mask (`255.255.255.0`) or a prefix length
+ * (`24`, `/64`) in the VIP's family. @returns the prefix length
+ */
+function readNetmask(v: Value, vip: string): number {
+  const full = vip.includes(':') ? 128 : 32;
+  const text = v.text().replace(/^\//, '');
+  const bits = netmaskBits(text, full);
+  if (bits === null) v.fail(`"${text}" is not a netmask (a.b.c.d with contiguous ones, or a prefix length 0..${full})`);
+  return bits;
+}
+
 
 function isPrime(n: number): boolean {
   if (n < 2) return false;

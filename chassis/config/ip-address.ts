@@ -34,3 +34,23 @@ function isIpv6(s: string): boolean {
   const count = parts.length + extra;
   return dbl >= 0 ? count <= 7 : count === 8;
 }
+
+/**
+ * Prefix length of a netmask as ipvsadm(8) -M takes it: a dotted IPv4 mask with contiguous ones
+ * (`255.255.255.0` → 24, IPv4 only) or a prefix length 0..`full`.
+ * @param full 32 (IPv4) or 128 (IPv6)
+ * @returns the prefix length, or null when `text` is neither
+ */
+export function netmaskBits(text: string, full: number): number | null {
+  if (/^\d{1,3}$/.test(text)) {
+    const n = Number(text);
+    return n <= full ? n : null;
+  }
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (m === null || full !== 32) return null;
+  const octets = m.slice(1).map(Number);
+  if (octets.some((o) => o > 255)) return null;
+  const w = ((octets[0]! << 24) | (octets[1]! << 16) | (octets[2]! << 8) | octets[3]!) >>> 0;
+  const bits = 32 - Math.log2(((~w >>> 0) + 1) || 2 ** 32);
+  return Number.isInteger(bits) ? bits : null;
+}

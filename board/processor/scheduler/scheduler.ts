@@ -48,8 +48,10 @@ export interface Scheduler {
    * Picks the pool position of a new connection's RS, or −1 when no member is available.
    * @param flowHash the conversation's hash (direction-insensitive 5-tuple hash, u32)
    * @param srcHash hash of the client address alone (u32)
+   * @param srcPort the client's source port (0 for packets without ports); only `sh` with
+   *   `sh-port` reads it
    */
-  pick(pool: PoolView, flowHash: number, srcHash: number): number;
+  pick(pool: PoolView, flowHash: number, srcHash: number, srcPort?: number): number;
 }
 
 /** Greatest common divisor of two non-negative integers. */

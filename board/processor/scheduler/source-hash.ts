@@ -4,9 +4,16 @@
  * cycling until all buckets are filled; the client address picks a bucket by Knuth's
  * multiplicative hash (address · 2654435761, top 8 bits, as the kernel's hash_32). Members that
  * are down are left out of the table; a member of weight 0 keeps one bucket slot but is skipped.
- * When the bucket's member is not available the next buckets are tried (IPVS's `sh-fallback`,
- * always on here: dataplane.md P8). Changing the pool re-tiles the table, so most clients move —
- * exactly the IPVS behaviour `maglev` improves on.
+ * Changing the pool re-tiles the table, so most clients move — exactly the IPVS behaviour
+ * `maglev` improves on.
+ *
+ * The two scheduler flags of ipvsadm(8) `-b`:
+ * - `sh-fallback`: when the bucket's member is not available (drained or down) the next buckets
+ *   are tried; without it such a client gets no RS (IPVS returns no destination). The shelf
+ *   YAML's `sh` has it on unless `scheduler_flags` says otherwise (dataplane.md P8).
+ * - `sh-port`: the client's source port is added to its address before hashing (IPVS adds
+ *   ntohs(port) to the folded address), so the clients behind one NAT address, which differ
+ *   only by port, spread over the pool instead of all landing on one RS.
  */
 import type { PoolView, Scheduler } from './scheduler.ts';
 import { gcd, isAvailable } from './scheduler.ts';
@@ -19,6 +26,12 @@ export class SourceHashScheduler implements Scheduler {
   readonly name = 'sh' as const;
   /** Pool position per bucket, −1 = empty. */
   readonly buckets = new Int32Array(SH_BUCKETS).fill(-1);
+
+  /**
+   * @param fallback `sh-fallback`: try the next buckets when a bucket's member is unavailable
+   * @param port `sh-port`: hash the source port with the address
+   */
+  constructor(readonly fallback = true, readonly port = false) {}
 
   rebuild(pool: PoolView): void {
     const members: number[] = [];
@@ -44,9 +57,11 @@ export class SourceHashScheduler implements Scheduler {
     }
   }
 
-  pick(pool: PoolView, _flowHash: number, srcHash: number): number {
-    const start = (Math.imul(srcHash, 2654435761) >>> 0) >>> 24;
-    for (let k = 0; k < SH_BUCKETS; k++) {
+  pick(pool: PoolView, _flowHash: number, srcHash: number, srcPort = 0): number {
+    const key = this.port ? (srcHash + srcPort) >>> 0 : srcHash;
+    const start = (Math.imul(key, 2654435761) >>> 0) >>> 24;
+    const tries = this.fallback ? SH_BUCKETS : 1;
+    for (let k = 0; k < tries; k++) {
       const i = this.buckets[(start + k) & (SH_BUCKETS - 1)]!;
       if (i >= 0 && isAvailable(pool, i)) return i;
     }

@@ -22,3 +22,15 @@ describe('load score (dynamic weights)', () => {
     expect(() => createScheduler('nope' as never)).toThrow(/unknown scheduler/);
   });
 });
+
+describe('load score with configured weights', () => {
+  it('weights × scores, scaled to the best: equal load 3:1 → 100:33; 1 × 5.0 against 2 × 2.94 → 85:100', () => {
+    const s = loadScore(0.3, 0.3, 0);
+    expect(weightsFromScores([s, s], [true, true], [3, 1])).toEqual([100, 33]);
+    const a = loadScore(0.2, 0.3, 0); // den 0.2 → 5.0
+    const b = loadScore(0.4, 0.3, 0); // den 0.34 → 2.94
+    expect(weightsFromScores([a, b], [true, true], [1, 2])).toEqual([85, 100]);
+    // a configured weight of 0 (drained) and an ineligible member get 0
+    expect(weightsFromScores([a, b], [false, true], [0, 2])).toEqual([0, 100]);
+  });
+});

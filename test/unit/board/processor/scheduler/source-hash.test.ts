@@ -39,3 +39,30 @@ describe('sh (source hash)', () => {
     expect(fallback).toBeGreaterThanOrEqual(0);
   });
 });
+
+describe('sh flags', () => {
+  it('sh-port: one address, many ports spread over the buckets; without it one bucket', () => {
+    const p = pool(['A', 'B', 'C', 'D'], [1, 1, 1, 1]);
+    const ported = new SourceHashScheduler(true, true);
+    const plain = new SourceHashScheduler(true, false);
+    ported.rebuild(p);
+    plain.rebuild(p);
+    const src = 0xcb007107;
+    const a = new Set<number>();
+    const b = new Set<number>();
+    for (let port = 1024; port < 1124; port++) {
+      a.add(ported.pick(p, 0, src, port));
+      b.add(plain.pick(p, 0, src, port));
+    }
+    expect(a.size).toBe(4);
+    expect(b.size).toBe(1);
+  });
+  it('without sh-fallback a drained bucket gives no server', () => {
+    const p = pool(['A', 'B'], [1, 1]);
+    const s = new SourceHashScheduler(false);
+    s.rebuild(p);
+    const first = s.pick(p, 0, 0x0a000001);
+    p.weight[first] = 0;
+    expect(s.pick(p, 0, 0x0a000001)).toBe(-1);
+  });
+});
