@@ -27,7 +27,7 @@ export const VERBS: readonly VerbEntry[] = [
   { name: 'db', description: 'inspect, back up or reset the atcasim database', load: () => import('./db.ts') },
   {
     name: 'clia',
-    description: 'shelf-manager CLI over IPMI (verbs: shmstatus, switchover, fru, board, sensordata, sel, activate, deactivate, ipmc, getfanlevel, console, inject …; "clia help")',
+    description: 'shelf-manager CLI over IPMI (verbs: shmstatus, switchover, fru, board, sensordata, getthreshold, sel, showunhealthy, alarm, shelf, user, getlanconfig, version, activate, deactivate, console, inject …; "clia help"; no verb: an interactive shell)',
     load: () => import('./clia.ts'),
   },
   { name: 'start', description: 'run the emulated shelf with live traffic, IPMI and the terminal UI (--headless: JSON log lines)', load: () => import('./start.ts') },
