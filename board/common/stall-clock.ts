@@ -1,6 +1,6 @@
 /**
- * Global-stall compensation for wall-clock mode (issue 6: in single-process `atcasim start` every
- * node shares one event loop, so a stall of the whole process — GC, a loaded machine, a long
+ * Global-stall compensation for wall-clock mode (docs/ha.md "Wall clock": in single-process
+ * `atcasim start` every node shares one event loop, so a stall of the whole process — GC, a loaded machine, a long
  * synchronous block such as a 47k-session promotion or a TUI render — is not a node fault and must
  * never cause a failover).
  *

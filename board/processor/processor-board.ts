@@ -12,7 +12,8 @@
  * Policies:
  *  - A TCP segment other than a bare SYN that finds no session is picked up mid-stream
  *    (`midstreamPickup`, default true: replayed captures start mid-connection) or dropped as
- *    `no_session` (strict mode, the SYN-flood defence of issue 3).
+ *    `no_session` (strict mode: only a SYN opens a session, part of the SYN-flood defence,
+ *    docs/processor.md "SYN floods").
  *  - Port reuse (IPVS conn_reuse_mode): a bare SYN on a session in FIN_WAIT, TIME_WAIT or CLOSE,
  *    or whose RS is drained (weight 0) or down, ends that session and is scheduled afresh.
  *  - Weight 0 drains: existing sessions stay on the RS, new ones go elsewhere.

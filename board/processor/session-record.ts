@@ -1,6 +1,7 @@
 /**
  * SessionRecord: one connection-table entry as plain data, and its compact binary codec for the
- * HA session-sync messages (issue 6: active → standby batches filling a 1500-byte MTU).
+ * HA session-sync messages (docs/ha.md: the active sends batches to the standby, each datagram
+ * filled up to the sync MTU, 1500 bytes by default).
  *
  * Wire format (big-endian, network order; 28 bytes for IPv4, 52 for IPv6):
  *   0  u8   kind      bit 7: IPv6; bit 6: key without ports; bits 0–3: state (SessionState 1–9)

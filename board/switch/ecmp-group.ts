@@ -26,7 +26,7 @@
  *
  * Three per-bucket tables (resilient only):
  * - home[b]: the share the bucket belongs to — the member whose buckets these are when all is well.
- *   The HA layer names shares by their home (issue 6: `lb1/slot3` = the buckets whose home is slot3).
+ *   The HA layer names shares by their home (docs/ha.md: `lb1/slot3` = the buckets whose home is slot3).
  *   Changes only when members are added or removed.
  * - owner[b]: the member the control plane wants to serve the bucket; equal to home unless the HA
  *   layer moved it (moveShare, moveBuckets, shift). An explicit owner is honoured even when the

@@ -16,18 +16,9 @@
  * delivers each packet when the caller's clock reaches its data time; `rate` ignores capture
  * timestamps and spaces packets 1000/pps ms apart.
  *
- * Port shifting (loop L ≥ 1, 0-based; loop 0 is the capture as it is). The *client port* of a
- * TCP/UDP/SCTP packet is the larger of its two ports (ephemeral client ports lie above the
- * well-known and registered server ports); when both ports are equal both are shifted. A port p
- * becomes 1024 + ((p − 1024 + L·4099) mod 64512) when p ≥ 1024, else (p + L·1023) mod 1024 — the
- * same rule for both directions, so a conversation stays one conversation, and a new one in each
- * loop (4099 and 1023 are coprime with 64512 and 1024: no repeat within 1024 loops for low ports,
- * 64512 for high ones). The ports are rewritten in the packet bytes too (the outer TCP/UDP/SCTP
- * header; the TCP and UDP checksums are updated incrementally, RFC 1624; an SCTP CRC32c is left
- * as captured) and restored after delivery, so the boards and `--out` see the shifted packet and
- * the capture buffer is unchanged. An ICMP error's quoted tuple is shifted the same way (its bytes
- * are not), so it still finds its session. IP fragments after the first carry no ports and are
- * not shifted; they are keyed by address pair and protocol anyway.
+ * Port shifting (loop L ≥ 1, 0-based; loop 0 is the capture as it is): the client port of every
+ * TCP/UDP/SCTP conversation moves by a per-loop step, in the tuples and in the packet bytes
+ * (checksums updated, bytes restored after delivery) — port-shift.ts has the rule.
  *
  * A loop in which no input delivers a packet (all missing, refused or empty) ends the run, also
  * with `loops: Infinity`: `isDone` becomes true and `pump` returns Infinity.
@@ -37,13 +28,11 @@
 import type { CaptureFormat, CaptureHandler } from '../../board/packet/capture-reader.ts';
 import { CaptureReader } from '../../board/packet/capture-reader.ts';
 import type { CaptureRecord } from '../../board/packet/capture-record.ts';
-import type { FlowTuple, PacketView } from '../../board/packet/flow-tuple.ts';
+import type { PacketView } from '../../board/packet/flow-tuple.ts';
 import { PacketParser, type ParsedPacket } from '../../board/packet/parse.ts';
+import { PortShift } from './port-shift.ts';
 
-/** The per-loop shift of high (≥ 1024) client ports; coprime with 64512. */
-export const PORT_SHIFT_HIGH = 4099;
-/** The per-loop shift of low (< 1024) client ports; coprime with 1024. */
-export const PORT_SHIFT_LOW = 1023;
+export { PORT_SHIFT_HIGH, PORT_SHIFT_LOW, shiftPort } from './port-shift.ts';
 
 /** What the source delivers to (DataPlane implements it). */
 export interface PacketSink {
@@ -141,9 +130,8 @@ export class TrafficSource implements CaptureHandler {
   private readonly pacing: Pacing;
   private readonly maxGap: number;
   private readonly shiftPorts: boolean;
-  /** Shifts of the loop in progress (see shiftPort): high ports, low ports. */
-  private shiftHi = 0;
-  private shiftLo = 0;
+  /** The port shift of the loop in progress (port-shift.ts). */
+  private readonly portShift = new PortShift();
   private readonly parser = new PacketParser();
   private readonly feeds: Array<PacketFeed | null>;
   private readonly failed: Uint8Array;
@@ -348,8 +336,7 @@ export class TrafficSource implements CaptureHandler {
         return;
       }
       this.loopStartPackets = this.packets;
-      this.shiftHi = (this.loop * PORT_SHIFT_HIGH) % 64512;
-      this.shiftLo = (this.loop * PORT_SHIFT_LOW) % 1024;
+      this.portShift.setLoop(this.loop);
     }
     // A feed opened in an earlier pass starts this one from the beginning.
     const next = this.feeds[this.cur];
@@ -431,95 +418,17 @@ export class TrafficSource implements CaptureHandler {
     // Booleans read from objects are compared with true/false: TurboFan then compares one word,
     // where a bare test compiles V8's whole ToBoolean (strings, heap numbers, BigInts…).
     if (this.loop > 0 && this.shiftPorts === true) {
+      const ps = this.portShift;
       if (p.outer.family !== 0 && p.outer.hasPorts === true) {
-        this.deliverShifted(p, now);
+        const patched = ps.apply(p);
+        this.sink.deliver(p, now);
+        if (patched === true) ps.restore();
         return;
       }
-      if (p.icmpError === true && p.quoted.hasPorts === true) this.shiftTuple(p.quoted);
+      if (p.icmpError === true && p.quoted.hasPorts === true) ps.shiftTuple(p.quoted);
     }
     this.sink.deliver(p, now);
   }
-
-  /** shiftPort(p, this.loop) without divisions (the loop's shifts are precomputed). */
-  private shift(p: number): number {
-    if (p >= 1024) {
-      const v = p + this.shiftHi;
-      return v > 65535 ? v - 64512 : v;
-    }
-    return (p + this.shiftLo) & 1023;
-  }
-
-  /** The client-port rule of the module header applied to a bare tuple (ICMP-error quotes). */
-  private shiftTuple(t: FlowTuple): void {
-    const sp = t.sport;
-    const dp = t.dport;
-    if (sp >= dp) t.sport = this.shift(sp);
-    if (dp >= sp) t.dport = this.shift(dp);
-  }
-
-  private deliverShifted(p: ParsedPacket, now: number): void {
-    const t = p.outer;
-    const sp = t.sport;
-    const dp = t.dport;
-    const nsp = sp >= dp ? this.shift(sp) : sp;
-    const ndp = dp >= sp ? this.shift(dp) : dp;
-    const b = p.buf;
-    const l4 = p.start + t.l4Offset;
-    const end = p.start + p.caplen;
-    const patch = t.l4Offset >= 0 && l4 + 4 <= end;
-    let ckOff = -1;
-    let ck = 0;
-    if (patch) {
-      if (t.proto === 6 && l4 + 18 <= end) ckOff = l4 + 16;
-      else if (t.proto === 17 && l4 + 8 <= end) ckOff = l4 + 6;
-      if (ckOff >= 0) {
-        ck = (b[ckOff]! << 8) | b[ckOff + 1]!;
-        if (t.proto === 17 && ck === 0) ckOff = -1;
-      }
-      b[l4] = nsp >>> 8;
-      b[l4 + 1] = nsp & 0xff;
-      b[l4 + 2] = ndp >>> 8;
-      b[l4 + 3] = ndp & 0xff;
-      if (ckOff >= 0) {
-        // RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m') per changed 16-bit word.
-        let s = ~ck & 0xffff;
-        s += (~sp & 0xffff) + nsp;
-        s += (~dp & 0xffff) + ndp;
-        while (s > 0xffff) s = (s & 0xffff) + (s >>> 16);
-        let nck = ~s & 0xffff;
-        if (t.proto === 17 && nck === 0) nck = 0xffff;
-        b[ckOff] = nck >>> 8;
-        b[ckOff + 1] = nck & 0xff;
-      }
-    }
-    t.sport = nsp;
-    t.dport = ndp;
-    if (p.tunnelDepth === 0) {
-      p.inner.sport = nsp;
-      p.inner.dport = ndp;
-    }
-    if (p.icmpError === true && p.quoted.hasPorts === true) this.shiftTuple(p.quoted);
-    this.sink.deliver(p, now);
-    if (patch) {
-      b[l4] = sp >>> 8;
-      b[l4 + 1] = sp & 0xff;
-      b[l4 + 2] = dp >>> 8;
-      b[l4 + 3] = dp & 0xff;
-      if (ckOff >= 0) {
-        b[ckOff] = ck >>> 8;
-        b[ckOff + 1] = ck & 0xff;
-      }
-    }
-  }
-}
-
-/**
- * A client port shifted for loop `L` (module header): high ports rotate within 1024..65535 by
- * L·4099, low ports within 0..1023 by L·1023.
- */
-export function shiftPort(p: number, L: number): number {
-  if (p >= 1024) return 1024 + ((p - 1024 + ((L * PORT_SHIFT_HIGH) % 64512)) % 64512);
-  return (p + ((L * PORT_SHIFT_LOW) % 1024)) % 1024;
 }
 
 /**

@@ -61,8 +61,8 @@ export interface DataPlaneOptions {
   /** Hot-tier capacity per board; default min(config hot capacity, session capacity). */
   hotCapacity?: number;
   /** Build the ECMP group with the HA buddies as failover targets (a leaving board's buckets go
-   * to its buddy). Default false: buckets are spread over the boards in service (issue 3
-   * behaviour until HA is wired). */
+   * to its buddy). Default false: buckets are spread over the boards in service (the data
+   * plane without HA pairs, docs/switch.md). */
   buddyFailover?: boolean;
   /** See SessionHandover (HA hook). */
   handover?: SessionHandover;

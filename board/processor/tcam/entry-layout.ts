@@ -52,6 +52,11 @@ export const K_HOT = 1 << 28;
 /** Bits of META that are part of the key: protocol, family, no-ports. */
 export const KEY_META = 0xff | K_V6 | K_NOPORTS;
 
+// module-local copies for the methods below (see the module header)
+const W_ = W;
+const O_META_ = O_META;
+const O_NEXT_ = O_NEXT;
+
 /**
  * The entry array and its free list: `capacity` entries of W words, viewed as u32 (`d`) and
  * i32 (`di`, for the words that hold −1). Entries 0 … top−1 have been used; freed ones are
@@ -81,7 +86,7 @@ export abstract class EntryStore {
   protected allocEntry(): number {
     const e = this.freeHead;
     if (e >= 0) {
-      this.freeHead = this.di[e * W + O_NEXT]!;
+      this.freeHead = this.di[e * W_ + O_NEXT_]!;
       return e;
     }
     return this.top++;
@@ -89,9 +94,9 @@ export abstract class EntryStore {
 
   /** Marks entry e free (META 0) and puts it on the free list. */
   protected freeEntry(e: number): void {
-    const o = e * W;
-    this.d[o + O_META] = 0;
-    this.di[o + O_NEXT] = this.freeHead;
+    const o = e * W_;
+    this.d[o + O_META_] = 0;
+    this.di[o + O_NEXT_] = this.freeHead;
     this.freeHead = e;
   }
 
@@ -99,7 +104,7 @@ export abstract class EntryStore {
   forEach(cb: (e: number) => void): void {
     const d = this.d;
     for (let e = 0; e < this.top; e++) {
-      if (((d[e * W + O_META]! >>> 16) & 0xff) !== 0) cb(e);
+      if (((d[e * W_ + O_META_]! >>> 16) & 0xff) !== 0) cb(e);
     }
   }
 }

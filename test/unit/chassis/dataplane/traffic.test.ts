@@ -10,7 +10,7 @@ import { SeededRandom } from '../../../../board/common/random.ts';
 import { FlowTuple, type PacketView } from '../../../../board/packet/flow-tuple.ts';
 import { FLOW_KEY_BYTES, writeFlowKey } from '../../../../board/switch/field-select.ts';
 import { FlowCounter } from '../../../../chassis/dataplane/flow-counter.ts';
-import { memoryInput, MemoryFeed, shiftPort, TrafficSource } from '../../../../chassis/dataplane/traffic.ts';
+import { memoryInput, MemoryFeed, TrafficSource } from '../../../../chassis/dataplane/traffic.ts';
 import { shared } from '../../../support/shared.ts';
 import { BUNDLED, makePlane } from './fixture.ts';
 
@@ -36,29 +36,6 @@ function l4ChecksumOk(pkt: PacketView): boolean | null {
   while (s > 0xffff) s = (s & 0xffff) + (s >>> 16);
   return s === 0xffff;
 }
-
-describe('shiftPort', () => {
-  it('is a bijection of 1024..65535 and of 0..1023 for every loop, and never a fixed point', () => {
-    for (const L of [1, 2, 7, 100]) {
-      const hi = new Set<number>();
-      for (let p = 1024; p <= 65535; p++) {
-        const q = shiftPort(p, L);
-        expect(q >= 1024 && q <= 65535).toBe(true);
-        hi.add(q);
-      }
-      expect(hi.size).toBe(64512);
-      const lo = new Set<number>();
-      for (let p = 0; p < 1024; p++) lo.add(shiftPort(p, L));
-      expect(lo.size).toBe(1024);
-      expect(Math.max(...lo)).toBe(1023);
-    }
-    expect(shiftPort(50000, 0)).toBe(50000);
-    // a port takes a new value on each of many loops
-    const seen = new Set<number>();
-    for (let L = 0; L < 1024; L++) seen.add(shiftPort(80, L));
-    expect(seen.size).toBe(1024);
-  });
-});
 
 describe('TrafficSource loops', () => {
   it('each loop brings new conversations, both directions shifted alike, checksums kept valid, buffer restored', () => {
