@@ -169,8 +169,11 @@ export function formatStatus(s: ShelfStatus): string {
   const l = s.sessions_lost;
   out.push(l ? `Sessions lost since start: ${l.young} young (< ${secs(l.established_ms)} old), ${l.established} established` : 'Sessions lost since start: not counted (no HA session sync)');
   const o = s.out_of_service;
-  const now = o.now.map((x) => `${x.fru} ${x.planned ? 'planned' : 'UNPLANNED'} (${x.cause}) for ${secs(x.for_ms)}`);
-  out.push(`Out of service: ${now.length ? now.join(', ') : 'none'}`);
+  if (o.now.length === 0) out.push('Out of service: none');
+  else {
+    out.push('Out of service:');
+    for (const x of o.now) out.push(`  ${x.fru.padEnd(7)} ${x.planned ? 'planned  ' : 'UNPLANNED'} ${x.cause.padEnd(22)} for ${secs(x.for_ms)}`);
+  }
   out.push(`Left service since start: ${o.planned} planned, ${o.unplanned} unplanned`);
   return `${out.join('\n')}\n`;
 }
