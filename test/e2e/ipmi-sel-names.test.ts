@@ -6,8 +6,9 @@
  * records the deactivated ShMC writes from its own address 10h/12h), a processor board hang that
  * its IPMI watchdog resets (Watchdog 2 record, role changes of the boards), and a fault and its
  * repair (Module/Board health records); and a board deactivated and activated, whose records all
- * carry its IPMC's generator ID, one HA role record per state change of each share. The ShMCs' own sensors at 10h/12h answer Get Sensor
- * Reading through bridging (`sdr elist` prints their readings).
+ * carry its IPMC's generator ID, one HA role record per state change of each share. The ShMCs'
+ * own sensors at 10h/12h answer Get Sensor Reading through bridging (`sdr elist` prints their
+ * readings).
  */
 import { execFile } from 'node:child_process';
 import { Writable } from 'node:stream';
