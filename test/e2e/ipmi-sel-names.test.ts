@@ -5,8 +5,10 @@
  * a ShMC switchover by `ipmitool picmg deactivate 0` (HA role records of both ShMCs, hot-swap
  * records the deactivated ShMC writes from its own address 10h/12h), a processor board hang that
  * its IPMI watchdog resets (Watchdog 2 record, role changes of the boards), and a fault and its
- * repair (Module/Board health records). The ShMCs' own sensors at 10h/12h answer Get Sensor
- * Reading through bridging (`sdr elist` prints their readings).
+ * repair (Module/Board health records); and a board deactivated and activated, whose records all
+ * carry its IPMC's generator ID, one HA role record per state change of each share. The ShMCs'
+ * own sensors at 10h/12h answer Get Sensor Reading through bridging (`sdr elist` prints their
+ * readings).
  */
 import { execFile } from 'node:child_process';
 import { Writable } from 'node:stream';
@@ -123,4 +125,29 @@ describe('SEL records name their sensors', () => {
     expect(out.match(/^ShMC Temp\s+\| 01h \| ok\s+\| 240\.96 \| \d+ degrees C$/gm)).toHaveLength(3);
     expect(out.match(/^ShMC HotSwap\s+\| 02h \| ok\s+\| 240\.96 \| Transition to M\d$/gm)).toHaveLength(3);
   });
+
+  it('slot4 deactivated and activated: every record about it comes from its IPMC (88h), one per state change of each HA share', async () => {
+    const before = Math.max(0, ...(await api.sel()).map((r) => r.recordId));
+    await ipmitool('-t', '0x88', '-b', '0', 'picmg', 'deactivate', '0');
+    await until('slot4 in M1', async () => (await state('slot4')) === 1);
+    await ipmitool('-t', '0x88', '-b', '0', 'picmg', 'activate', '0');
+    await until('slot4 in M4', async () => (await state('slot4')) === 4);
+    await until('slot4 standby again in its shares', async () => (await api.sel()).some((r) => r.recordId > before && (r.generatorId! & 0xff) === 0x88 && r.sensorNumber === 0xfd && (r.eventData![0] & 0x0f) === 0x05), 30_000);
+    await sleep(1000);
+    const recs = (await api.sel()).filter((r) => r.recordId > before);
+    const lines = new Map((await ipmitool('sel', 'elist')).trimEnd().split('\n').map((l) => [parseInt(l.split('|')[0]!.trim(), 16), l] as const));
+    const node4 = recs.filter((r) => / Node4 /.test(lines.get(r.recordId) ?? ''));
+    // M6, M1, M2, M3, M4 and the role changes of both of its shares
+    expect(node4.filter((r) => r.sensorType === 0xf0).map((r) => r.eventData![0] & 0x0f)).toEqual([6, 1, 2, 3, 4]);
+    expect(node4.length).toBeGreaterThan(6);
+    expect(node4.filter((r) => (r.generatorId! & 0xff) !== 0x88).map((r) => lines.get(r.recordId))).toEqual([]);
+    // every record is named, and no HA role record repeats the state its share already had
+    expect(recs.filter((r) => /#0x[0-9a-f]{2}/i.test(lines.get(r.recordId) ?? '#0x??'))).toEqual([]);
+    const last = new Map<string, number>();
+    for (const r of recs.filter((x) => x.sensorNumber === 0xfd)) {
+      const key = `${r.generatorId}/${r.eventData![2]}`;
+      expect(last.get(key), `${lines.get(r.recordId)} (share ${r.eventData![2]})`).not.toBe(r.eventData![0] & 0x0f);
+      last.set(key, r.eventData![0] & 0x0f);
+    }
+  }, 90_000);
 });

@@ -27,6 +27,12 @@ const ROLE_OFFSET: Readonly<Record<HaRoleName, number>> = {
   failed: 0x04,
 };
 
+/** OEM code of a role record naming its share: the logical slot number of `lb1/slot3`, 0 for a node's own key. */
+function shareCode(key: string): number {
+  const m = /\/slot(\d+)$/.exec(key);
+  return m ? Number(m[1]) & 0xff : 0;
+}
+
 /** Role commands (`shelf.roles`). */
 export class ShelfRoles {
   /** @param activeShmcChanged called when a role change moved the shelf-manager address */
@@ -41,8 +47,13 @@ export class ShelfRoles {
    * Persisted with its epoch, logged as a SEL record (sensor type 28h Management Subsystem Health
    * for ShMCs, 15h Module/Board for boards; availability offsets: active = "Transition to On Line",
    * standby = "Off Duty", booting/arbitrating = "In Test", resetting = "Power Off", failed =
-   * "Off Line"; data 2 = role index, data 3 = epoch mod 256). When the active ShMC changes, the
-   * shelf-manager address follows it.
+   * "Off Line"). Event data 1 = A0h | offset: data 2 holds the previous state (b3:0 its offset, Fh
+   * for none; b7:4 severity Fh, unspecified) and data 3 an OEM code naming the share — the logical
+   * slot of the share's home board (`lb1/slot3` → 3), 0 for a ShMC (its pair has one share)
+   * (IPMI v2.0 §29.7 Table 29-6). A change that keeps the availability state (standby.ready →
+   * standby.hot, booting → arbitrating, a new epoch of the same role) is persisted and announced
+   * but logs no SEL record: one record per state change of a share. When the active ShMC changes,
+   * the shelf-manager address follows it.
    * @param opts.share the processor share the role is for (e.g. 'lb1/slot3'); default the node itself
    * @throws CommandError('unknown_fru' | 'bad_value')
    */
@@ -60,15 +71,17 @@ export class ShelfRoles {
     // the controller's HA role sensor (chassis/sensors/event-sensors.ts); a FRU kind HA pairs are not
     // made of has none, and its role records carry the reserved number FFh
     const roleSensor = eventSensor(rt.cfg, 'ha-role');
+    const prevOffset = previous ? ROLE_OFFSET[previous.role] : 0x0f;
     const sel: SelEventInput = {
       generatorId: frus.generatorFor(rt),
       sensorType: roleSensor?.sensorType ?? (rt.cfg.kind === 'shmc' ? SENSOR_TYPE.managementSubsystemHealth : SENSOR_TYPE.moduleBoard),
       sensorNumber: roleSensor?.number ?? 0xff,
       eventDirType: READING_TYPE.availability,
-      eventData: [0xa0 | ROLE_OFFSET[role], HA_ROLES.indexOf(role), epoch & 0xff],
+      eventData: [0xa0 | ROLE_OFFSET[role], 0xf0 | prevOffset, shareCode(key)],
     };
+    const sameState = prevOffset === ROLE_OFFSET[role];
     try {
-      this.sel.commit([], [sel], [{ type: 'role', at: clock.now(), node: rt.cfg.name, key, role, ...(previous ? { previous: previous.role } : {}), epoch }], () =>
+      this.sel.commit([], sameState ? [] : [sel], [{ type: 'role', at: clock.now(), node: rt.cfg.name, key, role, ...(previous ? { previous: previous.role } : {}), epoch }], () =>
         store.putRole(rec),
       );
     } catch (e) {

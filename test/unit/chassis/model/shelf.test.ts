@@ -239,8 +239,18 @@ describe('HA roles (display and audit)', () => {
     for (const rec of r.shelf.sel.records().slice(-3)) {
       expect(r.shelf.sdr.records().filter((x) => x.type === 'event-only' && x.ownerId === (rec.generatorId! & 0xff) && x.sensorNumber === rec.sensorNumber && x.sensorType === rec.sensorType)).toHaveLength(1);
     }
-    expect(r.shelf.sel.records().at(-1)!.eventData).toEqual([0xa3, 2, 3]);
-    expect(r.store.loadRoles().map((x) => `${x.key}:${x.role}@${x.epoch}`).sort()).toEqual(['lb1/slot3:active@3', 'shmc-a:active@1', 'shmc-b:standby.hot@1']);
+    expect(r.shelf.sel.records().at(-1)!.eventData).toEqual([0xa3, 0xff, 3]); // On Line, no previous state, share of slot3
+    // one record per state change of a share: standby.ready → standby.hot, or a new epoch, keeps the state
+    const n = r.shelf.sel.records().length;
+    r.shelf.roles.set('slot4', 'standby.ready', 4, { share: 'lb1/slot4' });
+    r.shelf.roles.set('slot4', 'standby.hot', 4, { share: 'lb1/slot4' });
+    r.shelf.roles.set('slot4', 'active', 5, { share: 'lb1/slot3' });
+    expect(r.shelf.sel.records().length).toBe(n + 1);
+    expect(r.shelf.sel.records().at(-1)!.eventData).toEqual([0xa5, 0xff, 4]); // Off Duty, share of slot4
+    r.shelf.roles.set('slot4', 'failed', 5, { share: 'lb1/slot4' });
+    expect(r.shelf.sel.records().at(-1)!.eventData).toEqual([0xa4, 0xf5, 4]); // Off Line, was Off Duty
+    expect(r.events.filter((e) => e.type === 'role' && e.node === 'slot4').length).toBe(5); // every change is announced
+    expect(r.store.loadRoles().map((x) => `${x.key}:${x.role}@${x.epoch}`).sort()).toEqual(['lb1/slot3:active@5', 'lb1/slot4:failed@5', 'shmc-a:active@1', 'shmc-b:standby.hot@1']);
     r.shelf.roles.set('shmc-a', 'failed', 2);
     expect(r.shelf.activeShmc()).toBeUndefined();
     r.shelf.roles.set('shmc-b', 'active', 2);
@@ -252,7 +262,10 @@ describe('HA roles (display and audit)', () => {
     r.shelf.hotSwap.openHandle('shmc-b');
     expect(r.shelf.sel.records().at(-1)!.generatorId).toBe(0x20);
     expect(code(() => r.shelf.roles.set('slot3', 'leader' as 'active', 1))).toBe('bad_value');
-    expect(r.shelf.roles.of('slot4')).toEqual([{ key: 'lb1/slot3', role: 'active', epoch: 3 }]);
+    expect(r.shelf.roles.of('slot4')).toEqual([
+      { key: 'lb1/slot3', role: 'active', epoch: 5 },
+      { key: 'lb1/slot4', role: 'failed', epoch: 5 },
+    ]);
   });
 });
 
