@@ -12,6 +12,7 @@ import type { Emulator } from '../runtime/emulator.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import type { Clock } from '../../board/common/clock.ts';
 import { LIVE_SHELF_PATH } from './net.ts';
+import type { ProbePort } from '../../board/processor/health/probe-port.ts';
 
 /** The flags `--live` reads. */
 export interface LiveFlags {
@@ -56,6 +57,32 @@ export function startLive(em: Emulator, o: LiveFlags, clock: Clock, log: Logger,
     if (e instanceof LivePortError) return `--live: ${e.message}`;
     if (e instanceof TypeError) return `--live: ${e.message}`;
     throw e;
+  }
+}
+
+/**
+ * The processor boards' probe ports, made before the emulator (the boards take them at
+ * construction) and pointed at the live path's probers once the links are attached. A probe
+ * before that fails ('live link not attached').
+ */
+export class ProbeRelays {
+  private readonly relays = new Map<number, { target: ProbePort | null }>();
+
+  /** The probe port of the board in `slot` (what Emulator.start's `probe` option calls). */
+  readonly port = (slot: number): ProbePort => {
+    const r = { target: null as ProbePort | null };
+    this.relays.set(slot, r);
+    return {
+      probe: (req, done) => {
+        if (r.target !== null) r.target.probe(req, done);
+        else setTimeout(() => done({ ok: false, detail: 'live link not attached' }), 0);
+      },
+    };
+  };
+
+  /** Points every board's port at its prober on the attached path. */
+  attach(a: LiveAttachment): void {
+    for (const [slot, r] of this.relays) r.target = a.path.probers.get(slot) ?? null;
   }
 }
 

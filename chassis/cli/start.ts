@@ -46,7 +46,7 @@ import { statsLine } from '../runtime/stats-line.ts';
 import type { CliContext } from './context.ts';
 import { readConfigText } from './read-file.ts';
 import { liveHaFactory } from './live-ha.ts';
-import { checkLiveFlags, liveReadyFields, startLive } from './live-setup.ts';
+import { checkLiveFlags, liveReadyFields, ProbeRelays, startLive } from './live-setup.ts';
 import type { LiveAttachment } from '../io/live-attach.ts';
 import { snmpPortOf, startSnmpEndpoint, type SnmpEndpoint } from './snmp-setup.ts';
 import { SplitSetup } from './split-setup.ts';
@@ -221,12 +221,13 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
   const { loggers, store } = opened;
   const clock = new SystemClock();
   const t0 = clock.now();
-  const started = await startEmulator(o, inputs, store, loggers.log, clock, fail);
+  const started = await startEmulator(o, inputs, store, loggers.log, clock, fail, o.live ? new ProbeRelays() : undefined);
   if (typeof started === 'number') return started;
   const { em, split, snmp } = started;
   let live: LiveAttachment | undefined;
   if (o.live) {
     const r = startLive(em, o, clock, loggers.log, loggers.events);
+    if (typeof r !== 'string') started.relays?.attach(r);
     if (typeof r === 'string') {
       loggers.log.error({ category: 'startup', err: r }, 'live attachment failed');
       await snmp?.stop();
@@ -331,7 +332,8 @@ async function startEmulator(
   log: ProcessLoggers['log'],
   clock: SystemClock,
   fail: (msg: string) => number,
-): Promise<{ em: Emulator; split: SplitSetup | undefined; snmp: SnmpEndpoint | undefined } | number> {
+  relays?: ProbeRelays,
+): Promise<{ em: Emulator; split: SplitSetup | undefined; snmp: SnmpEndpoint | undefined; relays: ProbeRelays | undefined } | number> {
   const { dbPath, configInput, traffic, label } = inputs;
   const platform = { clock, log, random: new SeededRandom(Date.now() >>> 0), cryptoRandom: nodeCryptoRandom };
   // --split: the ShMC pair runs in two shmc processes on the shelf bus (docs/split.md).
@@ -360,6 +362,7 @@ async function startEmulator(
       defaultShelf: { yaml: readDefaultShelfYaml(), source: DEFAULT_SHELF_NAME },
       wallTimeMs: Date.now(),
       ...(o.sessionCapacity !== undefined ? { sessionCapacity: o.sessionCapacity } : {}),
+      ...(relays ? { probe: relays.port } : {}),
       ...(o.hotSwapStep !== undefined ? { hotSwapStepMs: o.hotSwapStep } : {}),
       traffic: o.live ? false : { inputs: [traffic], label, pacing: o.rate !== undefined ? { mode: 'rate', pps: o.rate } : { mode: 'capture' } },
       admin: {
@@ -417,7 +420,7 @@ async function startEmulator(
       return fail(`split shelf: ${(e as Error).message}`);
     }
   }
-  return { em, split, snmp };
+  return { em, split, snmp, relays };
 }
 
 /**
