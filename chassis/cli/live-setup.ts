@@ -7,11 +7,13 @@
  * is one line; the emulator started so far is stopped again.
  */
 import { checkPrefix, LabPlanError } from '../io/lab-plan.ts';
-import { attachLive, LivePortError, type LiveAttachment } from '../io/live-attach.ts';
+import { attachLive, LivePortError, openLivePorts, type LiveAttachment, type OpenedLivePorts } from '../io/live-attach.ts';
+import { parseShelfConfig } from '../config/shelf-config.ts';
 import type { Emulator } from '../runtime/emulator.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import type { Clock } from '../../board/common/clock.ts';
 import { LIVE_SHELF_PATH } from './net.ts';
+import type { ProbePort } from '../../board/processor/health/probe-port.ts';
 
 /** The flags `--live` reads. */
 export interface LiveFlags {
@@ -42,9 +44,10 @@ export function checkLiveFlags(o: LiveFlags): string | undefined {
  * Attaches the running emulator to the lab.
  * @returns the attachment, or a one-line refusal (the caller stops the emulator)
  */
-export function startLive(em: Emulator, o: LiveFlags, clock: Clock, log: Logger, events: Logger): LiveAttachment | string {
+export function startLive(em: Emulator, o: LiveFlags, clock: Clock, log: Logger, events: Logger, opened: OpenedLivePorts): LiveAttachment | string {
   try {
     return attachLive({
+      opened,
       config: em.config,
       dataPlane: em.dataPlane,
       clock,
@@ -55,6 +58,46 @@ export function startLive(em: Emulator, o: LiveFlags, clock: Clock, log: Logger,
   } catch (e) {
     if (e instanceof LivePortError) return `--live: ${e.message}`;
     if (e instanceof TypeError) return `--live: ${e.message}`;
+    throw e;
+  }
+}
+
+/**
+ * The processor boards' probe ports, made before the emulator (the boards take them at
+ * construction) and pointed at the live path's probers once the links are attached. A probe
+ * before that fails ('live link not attached').
+ */
+export class ProbeRelays {
+  private readonly relays = new Map<number, { target: ProbePort | null }>();
+
+  /** The probe port of the board in `slot` (what Emulator.start's `probe` option calls). */
+  readonly port = (slot: number): ProbePort => {
+    const r = { target: null as ProbePort | null };
+    this.relays.set(slot, r);
+    return {
+      probe: (req, done) => {
+        if (r.target !== null) r.target.probe(req, done);
+        else setTimeout(() => done({ ok: false, detail: 'live link not attached' }), 0);
+      },
+    };
+  };
+
+  /** Points every board's port at its prober on the attached path. */
+  attach(a: LiveAttachment): void {
+    for (const [slot, r] of this.relays) r.target = a.path.probers.get(slot) ?? null;
+  }
+}
+
+/**
+ * Opens the lab's TAPs for the shelf in `yaml` before anything else is made (a missing or busy
+ * interface, a missing namespace: nothing created).
+ * @returns the opened ports, or a one-line refusal
+ */
+export function openLive(o: LiveFlags, yaml: string, source: string): OpenedLivePorts | string {
+  try {
+    return openLivePorts(parseShelfConfig(yaml, source), o.prefix ?? 'atcasim');
+  } catch (e) {
+    if (e instanceof LivePortError || e instanceof TypeError) return `--live: ${e.message}`;
     throw e;
   }
 }

@@ -140,7 +140,8 @@ export class DataPlane implements DataPlanePort {
     this.sessionCapacity = capacity;
     const pcfg: ProcessorConfig = { ...base, sessions: { ...base.sessions, capacity, hotCapacity: hot } };
     const onEvent = (ev: ProcessorEvent) => this.emit(ev);
-    this.boards = procList.map((slot) => new ProcessorBoard(pcfg, { slot, log: this.log, emit: opts.emit, onEvent }));
+    const probe = opts.probe;
+    this.boards = procList.map((slot) => new ProcessorBoard(pcfg, { slot, log: this.log, emit: opts.emit, onEvent, ...(probe ? { probe: probe(slot) } : {}) }));
     procList.forEach((s, i) => (this.boardIdx[s] = i));
     this.stamps = this.boards.map((b) => {
       const st = new FlowStamps(b.table.capacity);

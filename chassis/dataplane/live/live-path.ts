@@ -40,6 +40,7 @@ import type { ShelfConfig } from '../../config/types.ts';
 import type { DataPlane } from '../data-plane.ts';
 import { backKeyOf, ConnTable, copyTuple, frameKey, quoteReplyKey, type Conn } from './conn-table.ts';
 import { addressKey, LinkEndpoint, type FramePort } from './link-endpoint.ts';
+import { LiveProber } from './live-prober.ts';
 
 /** Events of the live path. */
 export type LiveEvent =
@@ -93,6 +94,8 @@ export class LiveDataPath {
   readonly fronts = new Map<number, LinkEndpoint>();
   readonly backs = new Map<number, LinkEndpoint>();
   readonly conns = new ConnTable();
+  /** Per processor slot: the real health probes over its back link. */
+  readonly probers = new Map<number, LiveProber>();
   private readonly dp: DataPlane;
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -153,6 +156,7 @@ export class LiveDataPath {
           for (const a of bp.localAddresses) ep.owned.add(addressKey(parseAddress(a).family, parseAddress(a).bytes));
         }
         this.backs.set(f.slot!, ep);
+        this.probers.set(f.slot!, new LiveProber(ep, this.clock));
       }
     }
     this.backMtu = mtu === Infinity ? 1500 : mtu;
@@ -183,6 +187,7 @@ export class LiveDataPath {
     if (this.timer !== null) this.clock.clearTimeout(this.timer);
     this.timer = null;
     this.conns.clear();
+    for (const p of this.probers.values()) p.stop();
     for (const ep of [...this.fronts.values(), ...this.backs.values()]) ep.neighbours.clear();
   }
 
@@ -337,10 +342,13 @@ export class LiveDataPath {
     this.counts.backFrames++;
     if (!this.l2(ep, frame)) return;
     const lay = this.lay;
-    if (this.toOwned(ep, frame) && isEchoRequest(frame, lay)) {
-      this.counts.echoReplies++;
-      ep.transmit(frame, echoReplyInPlace(frame, lay, ep.mac));
-      return;
+    if (this.toOwned(ep, frame)) {
+      if (isEchoRequest(frame, lay)) {
+        this.counts.echoReplies++;
+        ep.transmit(frame, echoReplyInPlace(frame, lay, ep.mac));
+        return;
+      }
+      if (this.isOwnAddress(ep, frame) && this.probers.get(slot)!.receive(frame, lay)) return;
     }
     let c: Conn | undefined;
     if (isIcmpError(frame, lay)) {
@@ -363,6 +371,17 @@ export class LiveDataPath {
       if (bslot < 0 || this.dp.board(bslot).lastSession < 0) return this.drop('reply_no_session');
     }
     this.toClient(c.hub, frame, lay.family as 4 | 6);
+  }
+
+  /** True when the datagram is to the endpoint's own address (not a VIP, local or gateway address). */
+  private isOwnAddress(ep: LinkEndpoint, frame: Uint8Array): boolean {
+    const l = this.lay;
+    const own = l.family === 4 ? ep.own4 : ep.own6;
+    if (own === null) return false;
+    const d = l.l3 + (l.family === 6 ? 24 : 16);
+    const n = l.family === 6 ? 16 : 4;
+    for (let i = 0; i < n; i++) if (frame[d + i] !== own[i]) return false;
+    return true;
   }
 
   /** Sends a translated reply out of hub `hub` (or another hub with a link) to the router. */
