@@ -11,6 +11,7 @@
  */
 import type { Command } from 'commander';
 import { createSocket } from 'node:dgram';
+import { Writable } from 'node:stream';
 import { nodeCryptoRandom } from '../io/crypto-random.ts';
 import { readSecret } from '../io/read-secret.ts';
 import { maintRequest } from '../io/shmc-maint.ts';
@@ -18,6 +19,7 @@ import { SystemClock } from '../io/system-clock.ts';
 import { ConnectionError, IpmiClient, type DatagramTransport } from '../clia/client.ts';
 import { RefusedError, ShelfApi } from '../clia/shelf-api.ts';
 import { UsageError, VERBS, helpText } from '../clia/verbs.ts';
+import { runCliaShell } from './clia-shell.ts';
 import type { CliContext } from './context.ts';
 
 /** A UDP socket to host:port as a DatagramTransport (datagrams from other peers are ignored). */
@@ -129,8 +131,40 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('[args...]', 'arguments of the verb')
     .allowUnknownOption()
     .action(async (verb: string | undefined, args: string[], o: CliaOptions) => {
-      ctx.setExit(await runClia(verb, args, o, ctx));
+      ctx.setExit(verb ? await runClia(verb, args, o, ctx) : await shell(o, ctx));
     });
+}
+
+/**
+ * `atcasim clia` without a verb: the interactive shell (clia-shell.ts) on stdin/stdout, each line
+ * run as runClia runs a verb. Without -P and ATCASIM_ADMIN_PASSWORD a terminal is asked for the
+ * password once (no echo).
+ */
+async function shell(o: CliaOptions, ctx: CliContext): Promise<number> {
+  const terminal = !!process.stdin.isTTY && ctx.stdout === process.stdout;
+  const env = { ...process.env };
+  if (o.password === undefined && !env.ATCASIM_ADMIN_PASSWORD && terminal) {
+    try {
+      env.ATCASIM_ADMIN_PASSWORD = await readSecret(`Password for ${o.user}@${o.host}:${o.port}: `);
+    } catch (e) {
+      ctx.stderr.write(`atcasim clia: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
+  const quiet = { stdout: new Writable({ write: (_c, _e, cb) => cb() }), stderr: new Writable({ write: (_c, _e, cb) => cb() }) };
+  return runCliaShell({
+    input: process.stdin,
+    output: ctx.stdout,
+    stderr: ctx.stderr,
+    terminal,
+    run: (verb, args) => runClia(verb, args, o, ctx, env),
+    fruNames: async () => {
+      let out = '';
+      const io = { ...quiet, stdout: new Writable({ write: (c, _e, cb) => ((out += String(c)), cb()) }) };
+      if ((await runClia('fru', ['--json'], o, io, env)) !== 0) return [];
+      return (JSON.parse(out) as Array<{ name: string }>).map((f) => f.name);
+    },
+  });
 }
 
 /**

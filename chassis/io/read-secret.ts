@@ -14,8 +14,10 @@ type Input = Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknow
  * @throws Error('no password given') when input ends or Ctrl-C/Ctrl-D is typed before Enter
  */
 export function readSecret(prompt: string, input: Input = process.stdin, output: Writable = process.stderr): Promise<string> {
-  output.write(prompt);
   const tty = !!input.isTTY && typeof input.setRawMode === 'function';
+  // echo off before the prompt shows: whoever answers it must not see the answer echoed
+  if (tty) input.setRawMode!(true);
+  output.write(prompt);
   return new Promise<string>((resolve, reject) => {
     let line = '';
     const finish = (err?: Error) => {
@@ -36,7 +38,6 @@ export function readSecret(prompt: string, input: Input = process.stdin, output:
         else line += ch;
       }
     };
-    if (tty) input.setRawMode!(true);
     input.on('data', onData);
     input.on('end', onEnd);
     input.resume();
