@@ -6,7 +6,8 @@
  *
  * Upgrade, as `ipmitool hpm upgrade FILE activate` drives it: Initiate Upgrade Action (upload for
  * upgrade) of one component → Upload Firmware Block × n (block numbers 0, 1, … mod 256) → Finish
- * Firmware Upload (the component image checked: component-image.ts) → the copy is deferred →
+ * Firmware Upload (the component image checked: component-image.ts; and the component's own
+ * check, e.g. the HA layer refusing an incompatible payload version) → the copy is deferred →
  * Activate Firmware runs every deferred copy (checked first, all or nothing) → the old version
  * becomes the backup. Initiate Manual Rollback runs the backups. Activation and rollback answer
  * 80h (in progress) when a component finishes later; Get Upgrade Status and Query Rollback Status /
@@ -172,9 +173,10 @@ export class HpmUpgradeTarget {
   }
 
   /**
-   * Finish Firmware Upload: checks the length and the component image; the copy becomes deferred.
-   * The upload ends either way.
-   * @throws IpmiError D5h (no upload), 82h (another component, bad checksum), 81h (length)
+   * Finish Firmware Upload: checks the length, the component image and that the component would
+   * run that version now (its `check`); the copy becomes deferred. The upload ends either way.
+   * @throws IpmiError D5h (no upload), 82h (another component, bad checksum), 81h (length), or the
+   *   component's refusal
    */
   finish(component: number, length: number): FirmwareVersion {
     const u = this.upload;
@@ -191,6 +193,7 @@ export class HpmUpgradeTarget {
     try {
       if (length !== u.bytes) throw new ComponentImageError('length', `finish says ${length} bytes, ${u.bytes} were uploaded`);
       const img = parseComponentImage(bytes, component);
+      this.checkComponent(component, img.version);
       this.deferred.set(component, img.version);
       return img.version;
     } catch (e) {
@@ -198,6 +201,16 @@ export class HpmUpgradeTarget {
       const cc = e.fault === 'length' ? 0x81 : 0x82;
       this.long = { cmd: HPM_CMD.finish, cc };
       throw fail(cc, e.message);
+    }
+  }
+
+  /** A component's refusal of `version`, noted as the last command's completion code. */
+  private checkComponent(id: number, version: FirmwareVersion): void {
+    try {
+      this.component(id).check(version);
+    } catch (e) {
+      if (e instanceof IpmiError) this.long = { cmd: HPM_CMD.finish, cc: e.cc };
+      throw e;
     }
   }
 
