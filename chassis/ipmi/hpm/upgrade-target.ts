@@ -137,20 +137,21 @@ export class HpmUpgradeTarget {
   }
 
   /**
-   * Initiate Upgrade Action: 0 backup, 1 prepare, 2 upload for upgrade (one component).
+   * Initiate Upgrade Action: 0 backup, 1 prepare (both accepted, nothing to do yet), 2 upload for
+   * upgrade (one component).
    * @throws IpmiError 81h (mask), CCh (action 3 compare is not supported, or reserved), D5h (busy)
    */
   initiate(mask: number, action: number): void {
     this.idle('initiate upgrade action');
     const comps = this.maskComponents(mask);
-    if (action === 0) {
-      for (const c of comps) if (c.rollback) this.backups.set(c.id, c.current());
-    } else if (action === 2) {
+    // action 0 (backup) and 1 (prepare) are accepted and change nothing: the running copy becomes
+    // the backup when a new one is activated, so a refused or abandoned upgrade keeps the old backup
+    if (action === 2) {
       if (comps.length !== 1) throw fail(0x81, 'an upload is for exactly one component');
       const id = comps[0]!.id;
       this.deferred.delete(id);
       this.upload = { component: id, nextBlock: 0, chunks: [], bytes: 0, lastBlockLength: -1 };
-    } else if (action !== 1) {
+    } else if (action !== 0 && action !== 1) {
       throw fail(CompletionCode.InvalidDataField, `upgrade action ${action} is not supported (0 backup, 1 prepare, 2 upload for upgrade)`);
     }
     this.long = { cmd: HPM_CMD.initiate, cc: 0 };
