@@ -18,7 +18,8 @@
  * - IPMI: the shelf address follows the active ShMC; a switchover requested over IPMI (FRU 0 at 20h
  *   deactivated or cold-reset, `clia switchover`) is the ShMC pair's planned switchover; the
  *   watchdog commands over LAN address each ShMC's own IPMI watchdog, owned by the HA firmware
- *   (Set and Reset refused D5h, Get works); `shmstatus` reports the machines' roles.
+ *   (Set and Reset refused D5h, Get works); `shmstatus` reports the machines' roles; an HPM.1
+ *   payload activation installs the new version on the node (payload-upgrade.ts).
  * - Wall-clock mode (`atcasim start`): the fabric runs on a StallCompensatedClock, so a stall of
  *   the whole process is never a node fault; the controllers are rebased after each stall.
  *

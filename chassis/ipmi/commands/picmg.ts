@@ -12,8 +12,9 @@
  *   19/1A Set/Get AMC Port State · 1E FRU Control Capabilities · 2C/2D Set/Get Clock State
  *
  * Every request starts with the PICMG identifier 00h: an empty request answers C7h, another group
- * identifier (VITA 03h, …) C1h; every successful response starts with 00h. HPM.2 (3Eh) and the
- * commands not listed are not registered and answer C1h at every privilege.
+ * identifier (VITA 03h, …) C1h; every successful response starts with 00h. The HPM.1 commands
+ * (2Eh–38h) are registered from chassis/ipmi/hpm/commands.ts. HPM.2 (3Eh) and the commands not
+ * listed are not registered and answer C1h at every privilege.
  *
  * The active ShMC is FRU 0 at 20h: Set FRU Activation (deactivate) or FRU Control (cold reset) of
  * it switches the shelf-manager role over to the peer first (ShelfServices.switchover), then acts

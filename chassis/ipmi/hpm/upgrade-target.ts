@@ -6,7 +6,8 @@
  *
  * Upgrade, as `ipmitool hpm upgrade FILE activate` drives it: Initiate Upgrade Action (upload for
  * upgrade) of one component → Upload Firmware Block × n (block numbers 0, 1, … mod 256) → Finish
- * Firmware Upload (the component image checked: component-image.ts) → the copy is deferred →
+ * Firmware Upload (the component image checked: component-image.ts; and the component's own
+ * check, e.g. the HA layer refusing an incompatible payload version) → the copy is deferred →
  * Activate Firmware runs every deferred copy (checked first, all or nothing) → the old version
  * becomes the backup. Initiate Manual Rollback runs the backups. Activation and rollback answer
  * 80h (in progress) when a component finishes later; Get Upgrade Status and Query Rollback Status /
@@ -136,20 +137,21 @@ export class HpmUpgradeTarget {
   }
 
   /**
-   * Initiate Upgrade Action: 0 backup, 1 prepare, 2 upload for upgrade (one component).
+   * Initiate Upgrade Action: 0 backup, 1 prepare (both accepted, nothing to do yet), 2 upload for
+   * upgrade (one component).
    * @throws IpmiError 81h (mask), CCh (action 3 compare is not supported, or reserved), D5h (busy)
    */
   initiate(mask: number, action: number): void {
     this.idle('initiate upgrade action');
     const comps = this.maskComponents(mask);
-    if (action === 0) {
-      for (const c of comps) if (c.rollback) this.backups.set(c.id, c.current());
-    } else if (action === 2) {
+    // action 0 (backup) and 1 (prepare) are accepted and change nothing: the running copy becomes
+    // the backup when a new one is activated, so a refused or abandoned upgrade keeps the old backup
+    if (action === 2) {
       if (comps.length !== 1) throw fail(0x81, 'an upload is for exactly one component');
       const id = comps[0]!.id;
       this.deferred.delete(id);
       this.upload = { component: id, nextBlock: 0, chunks: [], bytes: 0, lastBlockLength: -1 };
-    } else if (action !== 1) {
+    } else if (action !== 0 && action !== 1) {
       throw fail(CompletionCode.InvalidDataField, `upgrade action ${action} is not supported (0 backup, 1 prepare, 2 upload for upgrade)`);
     }
     this.long = { cmd: HPM_CMD.initiate, cc: 0 };
@@ -172,9 +174,10 @@ export class HpmUpgradeTarget {
   }
 
   /**
-   * Finish Firmware Upload: checks the length and the component image; the copy becomes deferred.
-   * The upload ends either way.
-   * @throws IpmiError D5h (no upload), 82h (another component, bad checksum), 81h (length)
+   * Finish Firmware Upload: checks the length, the component image and that the component would
+   * run that version now (its `check`); the copy becomes deferred. The upload ends either way.
+   * @throws IpmiError D5h (no upload), 82h (another component, bad checksum), 81h (length), or the
+   *   component's refusal
    */
   finish(component: number, length: number): FirmwareVersion {
     const u = this.upload;
@@ -191,6 +194,7 @@ export class HpmUpgradeTarget {
     try {
       if (length !== u.bytes) throw new ComponentImageError('length', `finish says ${length} bytes, ${u.bytes} were uploaded`);
       const img = parseComponentImage(bytes, component);
+      this.checkComponent(component, img.version);
       this.deferred.set(component, img.version);
       return img.version;
     } catch (e) {
@@ -198,6 +202,16 @@ export class HpmUpgradeTarget {
       const cc = e.fault === 'length' ? 0x81 : 0x82;
       this.long = { cmd: HPM_CMD.finish, cc };
       throw fail(cc, e.message);
+    }
+  }
+
+  /** A component's refusal of `version`, noted as the last command's completion code. */
+  private checkComponent(id: number, version: FirmwareVersion): void {
+    try {
+      this.component(id).check(version);
+    } catch (e) {
+      if (e instanceof IpmiError) this.long = { cmd: HPM_CMD.finish, cc: e.cc };
+      throw e;
     }
   }
 
