@@ -47,15 +47,10 @@ import {
 import { newSessionRecord, type SessionRecord } from './session-record.ts';
 import { buildServiceSet, idMaps, type InstalledService, type ServiceSet, type ServiceSetDeps, withDraining } from './service-set.ts';
 import { maskedSource, srcHash } from './client-key.ts';
+import { DROP_REASONS, type DropReason, type ProcessorStats } from './processor-stats.ts';
 
-/** Why the board dropped a packet (snake_case, as `atcasim replay --json` reports them). */
-export type DropReason =
-  | 'parse_error' | 'not_ip' | 'acl' | 'no_session' | 'no_rule' | 'rs_down' | 'table_full' | 'encap_fail';
+export { DROP_REASONS, type DropReason, type ProcessorStats, type RealServerStats } from './processor-stats.ts';
 
-/** Every drop reason, in report order. */
-export const DROP_REASONS: readonly DropReason[] = [
-  'parse_error', 'not_ip', 'acl', 'no_session', 'no_rule', 'rs_down', 'table_full', 'encap_fail',
-];
 const D_PARSE = 0;
 const D_NOT_IP = 1;
 const D_ACL = 2;
@@ -114,38 +109,6 @@ export interface ProcessorBoardOptions {
   sweepBudget?: number;
 }
 
-/** Per-RS figures in a stats snapshot. */
-export interface RealServerStats {
-  id: number;
-  name: string;
-  address: string;
-  weight: number;
-  effectiveWeight: number;
-  up: boolean;
-  active: number;
-  inactive: number;
-  packets: number;
-}
-
-/** A board's counters (a fresh object per call). */
-export interface ProcessorStats {
-  slot: number;
-  packets: number;
-  bytes: number;
-  forwarded: number;
-  /** Sessions created (a conversation = one flow). */
-  flows: number;
-  drops: Record<DropReason, number>;
-  sessions: {
-    created: number; active: number; evicted: number; expired: number; reused: number;
-    capacity: number; byState: Record<string, number>; memoryBytes: number;
-  };
-  hot: { size: number; capacity: number; hits: number; coldHits: number; ratio: number; promotions: number; demotions: number };
-  services: Array<{
-    name: string; vip: string; port: number; scheduler: string; liveShare: number; alarm: boolean; rs: RealServerStats[];
-  }>;
-}
-
 /** The processor board. */
 export class ProcessorBoard {
   readonly slot: number;
@@ -165,6 +128,7 @@ export class ProcessorBoard {
   reused = 0;
   readonly dropCounts = new Float64Array(DROP_REASONS.length);
   rsPackets: Float64Array = new Float64Array(0);
+  private rsStats: Float64Array = new Float64Array(0);
   /** After `handle`: the session-table entry of the packet's own (outer) conversation when the
    * board found or created one, else −1 (dropped before or without a session, or an ICMP error
    * forwarded by the session it quotes). The data plane reads it for its flow statistics. */
@@ -263,6 +227,7 @@ export class ProcessorBoard {
     this.weight = set.weight;
     this.up = set.up;
     this.rsPackets = set.rsPackets;
+    this.rsStats = set.rsStats;
     this.rules = set.rules;
     this.pools = set.pools;
     this.checkers = set.checkers;
@@ -292,6 +257,15 @@ export class ProcessorBoard {
     this.persist = new PersistenceTable(this.config.sessions.persistenceCapacity ?? 262_144, Math.max(1, cfgs.length));
     if (this.started) this.begin(this.now);
     this.nextHealthAt = this.nextTickAt = -Infinity;
+  }
+
+  /** ipvsadm -Z: zeroes the --stats counters of the RS of `service` (name or VIP; all when omitted). */
+  zeroStats(service?: string): void {
+    for (const r of this.realServers) {
+      if (service !== undefined && this.services[r.service]!.name !== service && this.services[r.service]!.vip !== service) continue;
+      this.rsStats.fill(0, r.id * 5, r.id * 5 + 5);
+      this.rsPackets[r.id] = 0;
+    }
   }
 
   /** True when RS `id` is draining (deleted at run time, sessions left). */
@@ -414,6 +388,11 @@ export class ProcessorBoard {
     }
     this.forwarded++;
     this.rsPackets[rsId]!++;
+    const st = this.rsStats;
+    const o = rsId * 5;
+    if (created) st[o]!++;
+    st[o + 1 + dir]!++;
+    st[o + 3 + dir]! += pkt.origLen;
     const f = this.fwd;
     f.rs = rs;
     f.service = svc;
@@ -693,6 +672,8 @@ export class ProcessorBoard {
           id: m.id, name: m.name, address: addressText(m.family, m.address), weight: m.weight,
           effectiveWeight: this.weight[m.id]!, up: this.up[m.id] === 1,
           active: t.rsActive[m.id]!, inactive: t.rsInactive[m.id]!, packets: this.rsPackets[m.id]!,
+          conns: this.rsStats[m.id * 5]!, inPackets: this.rsStats[m.id * 5 + 1]!, outPackets: this.rsStats[m.id * 5 + 2]!,
+          inBytes: this.rsStats[m.id * 5 + 3]!, outBytes: this.rsStats[m.id * 5 + 4]!,
         })),
       })),
     };

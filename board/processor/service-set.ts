@@ -35,6 +35,8 @@ export interface ServiceSet {
   weight: Int32Array;
   up: Uint8Array;
   rsPackets: Float64Array;
+  /** ipvsadm --stats per RS id: [conns, in packets, out packets, in bytes, out bytes] × RS. */
+  rsStats: Float64Array;
   rules: RuleTable;
   pools: PoolView[];
   checkers: HealthChecker[];
@@ -107,7 +109,7 @@ export function buildServiceSet(cfgs: readonly InstalledService[], deps: Service
   services.forEach((s, si) => s.scheduler.rebuild(pools[si]!));
   return {
     services, realServers: rs, drainingService: cfgs.map((c) => c.draining === true), drainingRs,
-    weight, up, rsPackets: new Float64Array(rs.length),
+    weight, up, rsPackets: new Float64Array(rs.length), rsStats: new Float64Array(rs.length * 5),
     rules: new RuleTable(services.filter((_, si) => cfgs[si]!.draining !== true)),
     pools, checkers, nextDynamicAt: new Float64Array(services.length).fill(Infinity),
   };
