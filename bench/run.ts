@@ -11,10 +11,12 @@
  *   lookups/s, reference Map<string>), SYN flood, ProcessorBoard.handle, maglev remap;
  * - bench/switch.ts: max/mean load for each hash over 2..16 ports with 1,000,000 random
  *   5-tuples, modulo/resilient remap on removing 1 of 8 and adding a 9th, hash throughput;
+ * - bench/startup.ts: whole-process start-up (`atcasim --version` CPU, `clia shmstatus` against a
+ *   running shelf, `start --headless` to its ready line), each beside `node -e 0`;
  * - HA figures: see the HA HOOK below.
  *
  * The machine's load is printed first (uptime): the figures are wall-clock rates on a shared
- * machine unless marked CPU. Usage: `npm run bench [-- --loops N] [-- --repeats N] [-- --only packet,replay,switch,processor,ha]`.
+ * machine unless marked CPU. Usage: `npm run bench [-- --loops N] [-- --repeats N] [-- --only packet,replay,switch,processor,ha,live,startup]`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -38,7 +40,7 @@ function load(): string {
   return `load average ${a!.toFixed(2)}, ${b!.toFixed(2)}, ${c!.toFixed(2)} on ${cpus().length} CPUs`;
 }
 
-const only = new Set((arg('only') ?? 'packet,replay,processor,switch,ha,live').split(','));
+const only = new Set((arg('only') ?? 'packet,replay,processor,switch,ha,live,startup').split(','));
 const loops = Number(arg('loops') ?? DEFAULT_LOOPS);
 const repeats = Number(arg('repeats') ?? DEFAULT_REPEATS);
 const version = JSON.parse(readFileSync(join(here, '..', 'package.json'), 'utf8')).version as string;
@@ -71,6 +73,14 @@ if (only.has('switch')) {
 
 if (only.has('live')) put('live', await (await import('./live.ts')).benchLive());
 
+const extraRows: SummaryRow[] = [];
+if (only.has('startup')) {
+  const st = await (await import('./startup.ts')).benchStartup();
+  put('startup', st.figures);
+  extraRows.push(...st.rows);
+  process.stdout.write(`(${load()})\n\n`);
+}
+
 // ------------------------------------------------------------------ HA HOOK
 // The HA figures (the targets of docs/ha.md "Measured figures": detection time in heartbeat
 // intervals for a crash and a hang, sessions older than the sync threshold lost on any single fault,
@@ -79,7 +89,6 @@ if (only.has('live')) put('live', await (await import('./live.ts')).benchLive())
 //   benchHa(): Promise<{ figures: Record<string, number>; rows: SummaryRow[] }>
 // (SummaryRow from bench/summary.ts). When that file exists it is run here and its rows join
 // the summary table; nothing else needs to change.
-const extraRows: SummaryRow[] = [];
 const haFile = join(here, 'ha.ts');
 if (only.has('ha') && existsSync(haFile)) {
   const mod = (await import(pathToFileURL(haFile).href)) as { benchHa?: () => Promise<{ figures: Record<string, number>; rows: SummaryRow[] }> };

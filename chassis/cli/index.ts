@@ -48,6 +48,11 @@ export const VERBS: readonly VerbEntry[] = [
     load: () => import('./shelf.ts'),
   },
   { name: 'shmc', description: 'run one shelf manager of the split shelf (atcasim start --split runs two; docs/split.md)', load: () => import('./shmc.ts') },
+  {
+    name: 'status',
+    description: 'HA status of a running shelf: pairs, owners, roles, epochs, heartbeats, sync lag, watchdogs, alarms, sessions lost by age',
+    load: () => import('./status.ts'),
+  },
   { name: 'net', description: 'make or remove the live lab (network namespaces for atcasim start --live)', load: () => import('./net.ts') },
 ];
 

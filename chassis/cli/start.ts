@@ -44,7 +44,9 @@ import { runControlLine } from '../runtime/control.ts';
 import { ControlOps } from '../runtime/control-ops.ts';
 import { Emulator, probeInput, type IpmiListen } from '../runtime/emulator.ts';
 import { logEmulatorEvents } from '../runtime/event-log.ts';
+import { ServiceLog } from '../runtime/service-log.ts';
 import { registerShelfOps } from '../runtime/shelf-control-ops.ts';
+import { statusSnapshot } from '../runtime/status-snapshot.ts';
 import { statsLine } from '../runtime/stats-line.ts';
 import type { CliContext } from './context.ts';
 import { readConfigText } from './read-file.ts';
@@ -219,7 +221,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
   const started = await startEmulator(o, inputs, store, loggers.log, clock, fail);
   if (typeof started === 'number') return started;
   const { em, split, snmp } = started;
-  const control = await startControl(em, inputs.dbPath, loggers.log);
+  const control = await startControl(em, inputs.dbPath, loggers.log, clock, t0);
   if (typeof control === 'string') {
     await snmp?.stop();
     await split?.stop();
@@ -235,9 +237,15 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
  * `lb`, …): every part's ops are registered here, on one ControlOps.
  * @returns the server, or the one-line reason it could not start
  */
-async function startControl(em: Emulator, dbPath: string, log: ProcessLoggers['log']): Promise<ControlServer | string> {
+async function startControl(em: Emulator, dbPath: string, log: ProcessLoggers['log'], clock: SystemClock, t0: number): Promise<ControlServer | string> {
   const ops = new ControlOps();
-  registerShelfOps(ops, em);
+  const service = new ServiceLog();
+  em.shelf.on('hotswap', (e) => service.onHotSwap(e));
+  registerShelfOps(ops, em, () => {
+    const now = clock.now();
+    const lostByAge = em.ha?.lostByAge?.();
+    return statusSnapshot({ view: em.view(), pairs: em.config.ha.pairs, ...(lostByAge ? { lostByAge } : {}), service, now, uptimeMs: now - t0 });
+  });
   try {
     return await ControlServer.start({ dbPath, ops, log });
   } catch (e) {

@@ -48,6 +48,7 @@ import type { PairConfig } from '../config/ha.ts';
 import { emptyShareDataPlane } from '../ha/node-ports.ts';
 import type { ShareDataPlane, ShareRouter } from '../ha/node-ports.ts';
 import type { SessionSink, SessionSource, SyncRecord } from '../ha/sync-types.ts';
+import type { LostByAge } from './ha-seam.ts';
 
 /** What the model asks of the emulator's HA part. */
 export interface BoardModelHooks {
@@ -258,6 +259,9 @@ export class BoardDataModel implements HaDataModel {
   /** Sessions handed to a buddy by planned deactivations, and lost by board failures (reports). */
   handedOver = 0;
   lostOnFailure = 0;
+  /** Open sessions lost since start, by age at t_f (LostByAge). */
+  private lostYoung = 0;
+  private lostEstablished = 0;
 
   /**
    * @param dp    the shelf's data plane (built with buddy failover)
@@ -339,6 +343,28 @@ export class BoardDataModel implements HaDataModel {
     return s;
   }
 
+  /**
+   * Sessions lost since start by age cohort: young (younger than T_s + B at t_f) and established.
+   * @returns counts and the boundary, ms
+   */
+  lostByAge(): LostByAge {
+    return { young: this.lostYoung, established: this.lostEstablished, establishedMs: this.establishedMs() };
+  }
+
+  private establishedMs(): number {
+    return this.fabric ? this.fabric.cfg.syncMinAgeMs + this.fabric.cfg.syncBatchMs : Infinity;
+  }
+
+  /** Counts lost items by their age at `tf`. @returns the items */
+  private countLost(items: LostItem[], tf: number): LostItem[] {
+    const est = this.establishedMs();
+    for (const it of items) {
+      if (tf - it.createdAt >= est) this.lostEstablished += it.sessions;
+      else this.lostYoung += it.sessions;
+    }
+    return items;
+  }
+
   // ---------------------------------------------------------------- HaDataModel
 
   dataPlane(node: string, share: string): ShareDataPlane {
@@ -358,8 +384,8 @@ export class BoardDataModel implements HaDataModel {
     if (!this.pendingMove.has(share)) {
       // A move without a board leaving service (planned switchover, or a claim over a live peer):
       // what the old owner holds that the new one does not is lost.
-      const lost = this.missing(prev, node, share);
       const now = this.clock.now();
+      const lost = this.countLost(this.missing(prev, node, share), now);
       this.pendingMove.set(share, { tf: now, watermark: this.fabric.controller(prev).sender(share)?.ackedWatermark() ?? -Infinity, stopFaults: null, forwardingAt: now, lost });
     }
     this.purge(prev, share);
@@ -454,6 +480,7 @@ export class BoardDataModel implements HaDataModel {
       }
       taken += held - lost.length;
       this.lostOnFailure += lost.length;
+      this.countLost(lost, lostSw?.at ?? now);
       this.pendingMove.set(share, { tf: lostSw?.at ?? now, watermark, stopFaults: lostSw?.faults ?? null, forwardingAt: now, lost });
     }
     return taken;
@@ -586,6 +613,7 @@ export class BoardDataModel implements HaDataModel {
     }
     for (const r of recs) b.table.deleteRecord(r);
     ix.invalidate();
+    this.countLost(lost, this.clock.now());
     this.fabric.noteLoss(lost, share, this.clock.now());
   }
 

@@ -43,11 +43,12 @@ import type { ShelfIpmiHaHooks, ShmStatus, SwitchoverReason } from '../ipmi/shel
 import type { WatchdogPort } from '../ipmi/watchdog-port.ts';
 import type { HaRoleName } from '../model/events.ts';
 import type { HotSwapCause } from '../model/hot-swap.ts';
+import { PLANNED_LEAVE } from './service-log.ts';
 import type { Shelf } from '../model/shelf.ts';
 import { eventSensor } from '../sensors/event-sensors.ts';
 import { generatorIdForIpmb } from '../sensors/sel.ts';
 import { BoardDataModel, slotNumber } from './ha-board.ts';
-import type { HaContext, HaEnvironment, HaEnvironmentFactory, HaFactory, HaFaultModel, HaMemberView, HaOperatorAction, HaPart } from './ha-seam.ts';
+import type { HaContext, HaEnvironment, HaEnvironmentFactory, HaFactory, HaFaultModel, HaMemberView, HaOperatorAction, HaPart, LostByAge } from './ha-seam.ts';
 
 /** Options of the emulator's HA part. */
 export interface EmulatorHaOptions {
@@ -76,7 +77,6 @@ export const HA_WATCHDOG_SENSOR = 0xfe;
 /** Sensor type Watchdog 2 (IPMI v2.0 Table 42-3). */
 const WATCHDOG2 = 0x23;
 
-const PLANNED_LEAVE: ReadonlySet<HotSwapCause> = new Set<HotSwapCause>(['handle', 'shelfManager', 'programmatic']);
 
 /** Builds the HA factory the emulator calls once the shelf and data plane exist. */
 export function haFactory(options: HaFactoryOptions): HaFactory {
@@ -109,6 +109,9 @@ export class EmulatorHa implements HaPart {
   /** Resets deferred until a node finished handing its shares over (IPMI cold reset of the active ShMC). */
   private readonly pendingReset = new Map<string, unknown>();
   private stopped = false;
+  /** When each raised alarm was raised (HA clock), by `node|share|alarm`. */
+  private readonly alarmSince = new Map<string, number>();
+  private readonly startedAt: number;
 
   constructor(ctx: HaContext, o: EmulatorHaOptions) {
     this.env = o.env;
@@ -133,6 +136,7 @@ export class EmulatorHa implements HaPart {
     }
     this.stall = o.wallClock ? new StallCompensatedClock(ctx.platform.clock, cfg.globalStallMs) : null;
     this.clock = this.stall ?? ctx.platform.clock;
+    this.startedAt = this.clock.now();
     this.model = new BoardDataModel(this.dp, this.pairs, this.clock, {
       gateOut: (slot) => this.gateOut(slot),
       plannedLeave: (slot) => this.leaving.has(slot),
@@ -225,13 +229,20 @@ export class EmulatorHa implements HaPart {
       const c = this.fabric.controller(n);
       const wd = this.fabric.watchdog(n).remainingMs();
       for (const m of c.status()) {
-        const v: HaMemberView = { share: m.share, node: n, role: m.role, epoch: m.epoch, heartbeatAgeMs: m.heartbeatAgeMs, alarms: m.alarms };
+        const now = this.clock.now();
+        const alarmAgeMs: Record<string, number> = {};
+        for (const a of m.alarms) alarmAgeMs[a] = now - (this.alarmSince.get(`${n}|${m.share}|${a}`) ?? this.startedAt);
+        const v: HaMemberView = { share: m.share, node: n, role: m.role, epoch: m.epoch, heartbeatAgeMs: m.heartbeatAgeMs, alarms: m.alarms, alarmAgeMs };
         if (wd !== undefined) v.watchdogMs = wd;
         if (m.sync && 'lagMs' in m.sync) v.syncLagMs = m.sync.lagMs;
         out.push(v);
       }
     }
     return out;
+  }
+
+  lostByAge(): LostByAge {
+    return this.model.lostByAge();
   }
 
   stop(): void | Promise<void> {
@@ -391,7 +402,12 @@ export class EmulatorHa implements HaPart {
           this.clock.setTimeout(() => this.fabric.controller(e.node).hardwareReset('fru-control cold-reset'), 0);
         }
       },
-      alarm: (e) => this.log.info({ category: 'ha-alarm', node: e.node, share: e.share, alarm: e.alarm, raised: e.raised }, `${e.node} ${e.share}: ${e.alarm} ${e.raised ? 'raised' : 'cleared'}`),
+      alarm: (e) => {
+        const key = `${e.node}|${e.share}|${e.alarm}`;
+        if (e.raised) this.alarmSince.set(key, this.clock.now());
+        else this.alarmSince.delete(key);
+        this.log.info({ category: 'ha-alarm', node: e.node, share: e.share, alarm: e.alarm, raised: e.raised }, `${e.node} ${e.share}: ${e.alarm} ${e.raised ? 'raised' : 'cleared'}`);
+      },
       watchdog: (e) => {
         if (!e.event.log) return;
         const fru = this.shelf.fruConfig(e.node);

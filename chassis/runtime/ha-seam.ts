@@ -48,6 +48,21 @@ export interface HaMemberView {
   syncLagMs?: number;
   /** Alarms raised on this member. */
   alarms: readonly string[];
+  /** Age of each raised alarm, ms since it was raised (alarms present from start: since then). */
+  alarmAgeMs?: Readonly<Record<string, number>>;
+}
+
+/**
+ * Open sessions lost since start by their age when their board stopped forwarding (t_f): young
+ * ones (younger than the sync age T_s plus one batch B, docs/ha.md §5.3: not yet guaranteed on
+ * the standby, losing them on a failure is expected) and established ones (older: none should be
+ * lost on a single fault). Planned deactivations and switchovers lose none.
+ */
+export interface LostByAge {
+  young: number;
+  established: number;
+  /** T_s + B, ms: the boundary between the two. */
+  establishedMs: number;
 }
 
 /** What the emulator needs from the HA layer. Every method may throw CommandError (refusals). */
@@ -60,6 +75,8 @@ export interface HaPart {
   heal(node: string): void;
   /** Live status of every member (may be empty). */
   status(): readonly HaMemberView[];
+  /** Sessions lost since start by age cohort (optional: HA parts without session sync omit it). */
+  lostByAge?(): LostByAge;
   /** Stops the machines and their timers. */
   stop(): void | Promise<void>;
   /** Hooks for the IPMI shelf face (switchover over IPMI, `clia shmstatus`); optional. */

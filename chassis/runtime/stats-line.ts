@@ -17,8 +17,10 @@ export interface StatsLine {
   dropped: number;
   /** Live sessions over all processor boards, their total capacity, and sessions lost so far. */
   sessions: { active: number; capacity: number; lost: number };
-  /** Processor boards by logical slot: M-state, in service, packets/s, live sessions. */
-  boards: Array<{ slot: number; state: string; in_service: boolean; pps: number; sessions: number }>;
+  /** Processor boards by logical slot: M-state, in service, packets/s, live sessions, and its HA role in each share (`{"lb1/slot3":"active","lb1/slot4":"standby.hot"}`; `{}` without HA). */
+  boards: Array<{ slot: number; state: string; in_service: boolean; pps: number; sessions: number; ha: Record<string, string> }>;
+  /** The shelf managers' HA roles (`{"shmc-a":"active","shmc-b":"standby.hot"}`; `{}` without HA). */
+  shmc_roles: Record<string, string>;
   /** Hub boards by logical slot. */
   hubs: Array<{ slot: number; state: string; in_service: boolean; pps: number }>;
   sel: { entries: number; capacity: number; overflow: boolean };
@@ -35,6 +37,7 @@ export interface StatsLine {
 export function statsLine(v: EmulatorView, uptimeMs: number): StatsLine {
   const s = v.snapshot;
   const t = v.traffic;
+  const rolesOf = (node: string): Record<string, string> => Object.fromEntries(v.ha.filter((m) => m.node === node).map((m) => [m.share, m.role]));
   const stateOf = (slot: number) => s.frus.find((f) => f.slot === slot)?.stateLabel ?? 'M0';
   return {
     event: 'stats',
@@ -44,7 +47,8 @@ export function statsLine(v: EmulatorView, uptimeMs: number): StatsLine {
     flows: t?.totals.flows ?? 0,
     dropped: t?.totals.dropped ?? 0,
     sessions: { active: t?.totals.sessions.active ?? 0, capacity: t?.totals.sessions.capacity ?? 0, lost: t?.totals.sessions.lost ?? 0 },
-    boards: (t?.boards ?? []).map((b) => ({ slot: b.slot, state: stateOf(b.slot), in_service: b.inService, pps: Math.round(b.pps), sessions: b.sessions.active })),
+    boards: (t?.boards ?? []).map((b) => ({ slot: b.slot, state: stateOf(b.slot), in_service: b.inService, pps: Math.round(b.pps), sessions: b.sessions.active, ha: rolesOf(`slot${b.slot}`) })),
+    shmc_roles: Object.fromEntries(v.ha.filter((m) => m.share === 'shmc').map((m) => [m.node, m.role])),
     hubs: (t?.hubs ?? []).map((h) => ({ slot: h.slot, state: stateOf(h.slot), in_service: h.inService, pps: Math.round(h.pps) })),
     sel: { entries: s.sel.entries, capacity: s.sel.capacity, overflow: s.sel.overflow },
     shmc: s.shelf.activeShmc ?? null,
