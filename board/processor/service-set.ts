@@ -71,7 +71,7 @@ export function buildServiceSet(cfgs: readonly InstalledService[], deps: Service
   cfgs.forEach((sc, si) => {
     const kind = sc.health?.kind ?? 'icmp';
     const members = sc.pool.map((rc) => {
-      const r = new RealServer(rs.length, si, rc, kind);
+      const r = new RealServer(rs.length, si, rc, kind, (rc.forwarding ?? sc.forwarding ?? 'tunnel') !== 'tunnel');
       if (rc.draining === true || sc.draining === true) draining.push(r.id);
       rs.push(r);
       return r;
