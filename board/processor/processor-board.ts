@@ -27,42 +27,31 @@
  * Time comes in as `now` (ms); `handle` runs `tick(now)` itself when a deadline has passed, so a
  * replay needs no timer. The hot path allocates nothing: the verdict objects are reused.
  */
-import type { PacketView, FlowTuple } from '../packet/flow-tuple.ts';
-import { addressText } from '../packet/flow-tuple.ts';
-import type { Logger } from '../common/logger.ts';
-import { nullLogger } from '../common/logger.ts';
-import type { ProcessorConfig, AclRuleConfig, TimeoutConfig } from './processor-config.ts';
+import { addressText, type PacketView, type FlowTuple } from '../packet/flow-tuple.ts';
+import { nullLogger, type Logger } from '../common/logger.ts';
+import type { ProcessorConfig, AclRuleConfig, TimeoutConfig, VirtualServiceConfig } from './processor-config.ts';
 import { DEFAULT_SESSION_TABLE, DEFAULT_TIMEOUTS } from './processor-config.ts';
-import { SessionTable, RemoveReason, REMOVE_REASON_NAMES } from './tcam/session-table.ts';
-import type { RemoveReasonCode } from './tcam/session-table.ts';
+import { SessionTable, RemoveReason, REMOVE_REASON_NAMES, type RemoveReasonCode } from './tcam/session-table.ts';
 import { PersistenceTable } from './tcam/persistence.ts';
 import { Acl } from './acl.ts';
 import { RealServer, simulatedLoad } from './real-server.ts';
-import { RuleTable, VirtualService } from './vip.ts';
-import { createScheduler } from './scheduler/index.ts';
+import type { RuleTable, VirtualService } from './vip.ts';
 import type { PoolView } from './scheduler/scheduler.ts';
 import { loadScore, weightsFromScores } from './scheduler/load-score.ts';
-import { HealthChecker } from './health/health-check.ts';
-import type { HealthChange } from './health/health-check.ts';
+import type { HealthChange, HealthChecker } from './health/health-check.ts';
 import type { ProbePort } from './health/probe-port.ts';
-import type { EmitSink } from './encap.ts';
-import { Encapsulator } from './encap.ts';
+import { Encapsulator, type EmitSink } from './encap.ts';
 import { parseAddress } from './ip-address.ts';
 import {
   SessionState, STATE_NAMES, TCP_ACK, TCP_RST, TCP_SYN, tcpInitialFlags, tcpInitialState,
 } from './tcp-state.ts';
-import type { SessionRecord } from './session-record.ts';
-import { newSessionRecord } from './session-record.ts';
+import { newSessionRecord, type SessionRecord } from './session-record.ts';
+import { buildServiceSet, idMaps, type InstalledService, type ServiceSet, type ServiceSetDeps, withDraining } from './service-set.ts';
 import { maskedSource, srcHash } from './client-key.ts';
+import { DROP_REASONS, type DropReason, type ProcessorStats } from './processor-stats.ts';
 
-/** Why the board dropped a packet (snake_case, as `atcasim replay --json` reports them). */
-export type DropReason =
-  | 'parse_error' | 'not_ip' | 'acl' | 'no_session' | 'no_rule' | 'rs_down' | 'table_full' | 'encap_fail';
+export { DROP_REASONS, type DropReason, type ProcessorStats, type RealServerStats } from './processor-stats.ts';
 
-/** Every drop reason, in report order. */
-export const DROP_REASONS: readonly DropReason[] = [
-  'parse_error', 'not_ip', 'acl', 'no_session', 'no_rule', 'rs_down', 'table_full', 'encap_fail',
-];
 const D_PARSE = 0;
 const D_NOT_IP = 1;
 const D_ACL = 2;
@@ -93,6 +82,9 @@ export interface Drop {
 
 export type Verdict = Forward | Drop;
 
+/** Per-RS counter slots of the session tables: the most RS a board can hold over run-time changes. */
+const MAX_REAL_SERVERS = 0xffff;
+
 /** Events the board raises (dotted lower-case types). */
 export type ProcessorEvent =
   | { type: 'rs.down' | 'rs.up'; slot: number; service: string; rs: string; atMs: number; detail: string }
@@ -118,43 +110,12 @@ export interface ProcessorBoardOptions {
   sweepBudget?: number;
 }
 
-/** Per-RS figures in a stats snapshot. */
-export interface RealServerStats {
-  id: number;
-  name: string;
-  address: string;
-  weight: number;
-  effectiveWeight: number;
-  up: boolean;
-  active: number;
-  inactive: number;
-  packets: number;
-}
-
-/** A board's counters (a fresh object per call). */
-export interface ProcessorStats {
-  slot: number;
-  packets: number;
-  bytes: number;
-  forwarded: number;
-  /** Sessions created (a conversation = one flow). */
-  flows: number;
-  drops: Record<DropReason, number>;
-  sessions: {
-    created: number; active: number; evicted: number; expired: number; reused: number;
-    capacity: number; byState: Record<string, number>; memoryBytes: number;
-  };
-  hot: { size: number; capacity: number; hits: number; coldHits: number; ratio: number; promotions: number; demotions: number };
-  services: Array<{
-    name: string; vip: string; port: number; scheduler: string; liveShare: number; alarm: boolean; rs: RealServerStats[];
-  }>;
-}
-
 /** The processor board. */
 export class ProcessorBoard {
   readonly slot: number;
-  readonly services: readonly VirtualService[];
-  readonly realServers: readonly RealServer[];
+  /** The services and RS in force (replaced by `applyServices`; draining ones included). */
+  services: readonly VirtualService[] = [];
+  realServers: readonly RealServer[] = [];
   /** The live session table. */
   readonly table: SessionTable;
   readonly acl: Acl;
@@ -167,7 +128,8 @@ export class ProcessorBoard {
   flows = 0;
   reused = 0;
   readonly dropCounts = new Float64Array(DROP_REASONS.length);
-  readonly rsPackets: Float64Array;
+  rsPackets: Float64Array = new Float64Array(0);
+  private rsStats: Float64Array = new Float64Array(0);
   /** After `handle`: the session-table entry of the packet's own (outer) conversation when the
    * board found or created one, else −1 (dropped before or without a session, or an ICMP error
    * forwarded by the session it quotes). The data plane reads it for its flow statistics. */
@@ -175,13 +137,16 @@ export class ProcessorBoard {
 
   private readonly config: ProcessorConfig;
   private readonly log: Logger;
-  private readonly rules: RuleTable;
-  private readonly persist: PersistenceTable;
-  private readonly pools: PoolView[];
-  private readonly weight: Int32Array;
-  private readonly up: Uint8Array;
-  private readonly checkers: HealthChecker[];
-  private readonly nextDynamicAt: Float64Array;
+  private rules!: RuleTable;
+  private persist: PersistenceTable;
+  private pools: PoolView[] = [];
+  private weight: Int32Array = new Int32Array(0);
+  private up: Uint8Array = new Uint8Array(0);
+  private checkers: HealthChecker[] = [];
+  private nextDynamicAt: Float64Array = new Float64Array(0);
+  private set!: ServiceSet;
+  private installed: readonly InstalledService[];
+  private readonly probe: ProbePort | null;
   private readonly emitSink: EmitSink | null;
   private readonly enc: Encapsulator;
   private readonly onEvent: ((ev: ProcessorEvent) => void) | null;
@@ -216,53 +181,14 @@ export class ProcessorBoard {
     this.sweepBudget = opts.sweepBudget ?? 1024;
     if (config.services.length > 0xffff) throw new RangeError('at most 65535 virtual services per board');
 
-    // real servers and services
-    const rs: RealServer[] = [];
-    const services: VirtualService[] = [];
-    config.services.forEach((sc, si) => {
-      const kind = sc.health?.kind ?? 'icmp';
-      const members = sc.pool.map((rc) => {
-        const r = new RealServer(rs.length, si, rc, kind, (rc.forwarding ?? sc.forwarding ?? 'tunnel') !== 'tunnel');
-        rs.push(r);
-        return r;
-      });
-      const sched = createScheduler(sc.scheduler, { maglevTableSize: sc.maglevTableSize, flags: sc.schedulerFlags });
-      services.push(new VirtualService(si, sc, sched, members));
-    });
-    if (rs.length > 0xffff) throw new RangeError('at most 65535 real servers per board');
-    this.services = services;
-    this.realServers = rs;
-    this.weight = Int32Array.from(rs, (r) => r.weight);
-    this.up = new Uint8Array(rs.length).fill(1);
-    this.rsPackets = new Float64Array(rs.length);
-
     this.table = this.newTable();
     this.table.onRemove = (e, reason) => this.sessionRemoved(e, reason);
-    this.persist = new PersistenceTable(sessions.persistenceCapacity ?? 262_144, Math.max(1, services.length));
+    this.persist = new PersistenceTable(sessions.persistenceCapacity ?? 262_144, Math.max(1, config.services.length));
     this.acl = new Acl(sessions.aclCapacity);
     for (const rule of config.acl) this.acl.add(rule);
-    this.rules = new RuleTable(services);
-
-    this.pools = services.map((s) => ({
-      size: s.members.length,
-      ids: Int32Array.from(s.members, (m) => m.id),
-      keys: s.members.map((m) => m.key),
-      weight: this.weight,
-      up: this.up,
-      active: this.table.rsActive,
-      inactive: this.table.rsInactive,
-    }));
-    this.checkers = services.map((s, si) => new HealthChecker({
-      config: s.health,
-      targets: s.members.map((m) => ({
-        id: m.id, name: m.name, real: m.real, host: addressText(m.family, m.address), port: m.port, sim: m.sim,
-      })),
-      startMs: opts.startMs ?? 0,
-      probe: opts.probe ?? null,
-      onChange: (c) => this.healthChanged(si, c),
-    }));
-    this.nextDynamicAt = new Float64Array(services.length).fill(Infinity);
-    services.forEach((s, si) => s.scheduler.rebuild(this.pools[si]!));
+    this.probe = opts.probe ?? null;
+    this.installed = config.services;
+    this.install(buildServiceSet(config.services, this.setDeps(opts.startMs ?? 0)));
 
     const mac = Uint8Array.of(0x02, 0xa7, 0xca, 0x00, 0x00, opts.slot & 0xff);
     const gw = Uint8Array.of(0x02, 0xa7, 0xca, 0xff, 0xff, 0xfe);
@@ -284,8 +210,68 @@ export class ProcessorBoard {
       promoteAfterHits: s.promoteAfterHits,
       timeouts: this.config.timeouts,
       seed: this.config.hashSeed,
-      maxRealServers: Math.max(1, this.realServers.length),
+      maxRealServers: MAX_REAL_SERVERS,
     });
+  }
+
+  private setDeps(startMs: number): ServiceSetDeps {
+    return {
+      active: this.table.rsActive, inactive: this.table.rsInactive, startMs, probe: this.probe,
+      onHealth: (si, c) => this.healthChanged(si, c),
+    };
+  }
+
+  private install(set: ServiceSet): void {
+    this.set = set;
+    this.services = set.services;
+    this.realServers = set.realServers;
+    this.weight = set.weight;
+    this.up = set.up;
+    this.rsPackets = set.rsPackets;
+    this.rsStats = set.rsStats;
+    this.rules = set.rules;
+    this.pools = set.pools;
+    this.checkers = set.checkers;
+    this.nextDynamicAt = set.nextDynamicAt;
+  }
+
+  /**
+   * Replaces the board's virtual services at run time (`atcasim lb`), keeping its sessions: a
+   * session whose service and RS remain moves to their new ids; one whose RS or service is gone
+   * keeps it as a draining member (service-set.ts) until it ends. The live table and every
+   * standby table (the buddy's sessions) are remapped alike. Packet counters restart, health
+   * restarts (up until probes say otherwise), persistence templates (soft state) are dropped.
+   * Atomic: on a refusal nothing changed.
+   * @throws TypeError / RangeError on an invalid service (message names it)
+   */
+  applyServices(services: readonly VirtualServiceConfig[]): void {
+    const stand = [...this.standby.values()];
+    const sessions = (id: number) => this.table.rsActive[id]! + this.table.rsInactive[id]!
+      + stand.reduce((n, t) => n + t.rsActive[id]! + t.rsInactive[id]!, 0);
+    const cfgs = withDraining(this.set, this.installed, services, sessions);
+    const next = buildServiceSet(cfgs, this.setDeps(this.now));
+    const maps = idMaps(this.set, this.installed, next, cfgs);
+    this.table.remap(maps.rs, maps.services);
+    for (const t of stand) t.remap(maps.rs, maps.services);
+    this.installed = cfgs;
+    this.install(next);
+    this.persist = new PersistenceTable(this.config.sessions.persistenceCapacity ?? 262_144, Math.max(1, cfgs.length));
+    if (this.started) this.begin(this.now);
+    this.nextHealthAt = this.nextTickAt = -Infinity;
+  }
+
+  /** ipvsadm -Z: zeroes the --stats counters of the RS of `service` (name or VIP; all when omitted). */
+  zeroStats(service?: string): void {
+    for (const r of this.realServers) {
+      if (service !== undefined && this.services[r.service]!.name !== service && this.services[r.service]!.vip !== service) continue;
+      this.rsStats.fill(0, r.id * 5, r.id * 5 + 5);
+      this.rsPackets[r.id] = 0;
+    }
+  }
+
+  /** True when RS `id` is draining (deleted at run time, sessions left). */
+  isDraining(id: number): boolean {
+    return this.set.drainingRs[id] === 1;
   }
 
   private begin(now: number): void {
@@ -403,6 +389,11 @@ export class ProcessorBoard {
     }
     this.forwarded++;
     this.rsPackets[rsId]!++;
+    const st = this.rsStats;
+    const o = rsId * 5;
+    if (created) st[o]!++;
+    st[o + 1 + dir]!++;
+    st[o + 3 + dir]! += pkt.origLen;
     const f = this.fwd;
     f.rs = rs;
     f.service = svc;
@@ -682,6 +673,8 @@ export class ProcessorBoard {
           id: m.id, name: m.name, address: addressText(m.family, m.address), weight: m.weight,
           effectiveWeight: this.weight[m.id]!, up: this.up[m.id] === 1,
           active: t.rsActive[m.id]!, inactive: t.rsInactive[m.id]!, packets: this.rsPackets[m.id]!,
+          conns: this.rsStats[m.id * 5]!, inPackets: this.rsStats[m.id * 5 + 1]!, outPackets: this.rsStats[m.id * 5 + 2]!,
+          inBytes: this.rsStats[m.id * 5 + 3]!, outBytes: this.rsStats[m.id * 5 + 4]!,
         })),
       })),
     };

@@ -76,7 +76,6 @@ export class VirtualService {
     if (!(Number.isInteger(bits) && bits >= 0 && bits <= full)) throw new TypeError(`${where}: persistence netmask must be a prefix length 0..${full}, got ${bits}`);
     const alarm = cfg.alarmBelow ?? 0.5;
     if (!(alarm >= 0 && alarm <= 1)) throw new TypeError(`${where}: alarmBelow must be in 0..1`);
-    if (members.length === 0) throw new TypeError(`${where}: empty RS pool`);
     const names = new Set<string>();
     for (const m of members) {
       if (names.has(m.name)) throw new TypeError(`${where}: duplicate real server name '${m.name}'`);

@@ -533,8 +533,8 @@ function serveUntilStopped(run: RunningStart): Promise<number> {
       for (const c of state.onClose) c();
       void (async () => {
         unlog();
-        await run.control.stop();
         run.live?.close();
+        await run.control.stop();
         await run.snmp?.stop();
         await split?.stop();
         await em.stop();

@@ -149,7 +149,6 @@ function readService(item: Value): VirtualServiceConfig {
     names.add(rs.name);
     svc.pool.push(rs);
   }
-  if (svc.pool.length === 0) poolV.fail('a virtual service needs at least one real server');
   const ca = m.opt('client_address');
   if (ca) svc.clientAddress = readClientAddress(ca, svc);
   m.done(['name', 'vip', 'port', 'protocol', 'scheduler', 'scheduler_flags', 'persistence', 'persistence_netmask', 'encapsulation', 'forwarding', 'maglev_table_size', 'health', 'pool', 'alarm_below', 'client_address']);

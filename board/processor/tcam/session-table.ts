@@ -279,6 +279,25 @@ export class SessionTable extends SessionIndex {
     return this.v6.bytes();
   }
 
+  /**
+   * Moves every live entry to new RS and service indexes (a run-time change of the services):
+   * RS r becomes rsMap[r], service v serviceMap[v]; the per-RS counters follow.
+   */
+  remap(rsMap: Int32Array, serviceMap: Int32Array): void {
+    const d = this.d;
+    this.rsActive.fill(0);
+    this.rsInactive.fill(0);
+    for (let e = 0; e < this.top; e++) {
+      const o = e * W;
+      const state = (d[o + O_META]! >>> 16) & 0xff;
+      if (state === 0) continue;
+      const rs = rsMap[d[o + O_RS]! & 0xffff]! & 0xffff;
+      d[o + O_RS] = rs | (serviceMap[d[o + O_RS]! >>> 16]! << 16);
+      if (state === SessionState.ESTABLISHED) this.rsActive[rs]!++;
+      else this.rsInactive[rs]!++;
+    }
+  }
+
   // ------------------------------------------------------------------ records (HA sync)
 
   /** Fills `rec` with entry e (client side first). Returns rec. */
