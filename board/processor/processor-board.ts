@@ -219,7 +219,7 @@ export class ProcessorBoard {
     config.services.forEach((sc, si) => {
       const kind = sc.health?.kind ?? 'icmp';
       const members = sc.pool.map((rc) => {
-        const r = new RealServer(rs.length, si, rc, kind);
+        const r = new RealServer(rs.length, si, rc, kind, (rc.forwarding ?? sc.forwarding ?? 'tunnel') !== 'tunnel');
         rs.push(r);
         return r;
       });

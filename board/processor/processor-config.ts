@@ -3,10 +3,13 @@
  * gives it (parsed and validated by chassis/config; defaults below). Durations in ms.
  */
 
+import type { ForwardingMode } from './forwarding/translation.ts';
+
 export type SchedulerName = 'rr' | 'wrr' | 'lc' | 'wlc' | 'sh' | 'maglev' | 'dynamic';
 export type Protocol = 'tcp' | 'udp' | 'sctp' | 'any';
 export type Encapsulation = 'ipip' | 'gre';
 export type HealthKind = 'icmp' | 'tcp' | 'http' | 'udp';
+export type { ForwardingMode } from './forwarding/translation.ts';
 
 /** A real server. `address` 'a.b.c.d' or IPv6 text; with a port ('127.0.0.1:8080') and kind
  * tcp/http it is probed for real, otherwise it is simulated. */
@@ -16,6 +19,8 @@ export interface RealServerConfig {
   port?: number;
   /** IPVS-style weight, 0..65535; 0 = drain. Default 1. */
   weight: number;
+  /** This member's forwarding mode, overriding its service's (live mode; see forwarding/translation.ts). */
+  forwarding?: ForwardingMode;
   /** Simulated RS model (ignored for real ones). */
   sim?: {
     /** Connections it can hold before its queue builds, default 10000. */
@@ -57,6 +62,8 @@ export interface VirtualServiceConfig {
   /** Maglev table size (prime), default 65537. */
   maglevTableSize?: number;
   pool: RealServerConfig[];
+  /** How packets reach the pool (default 'tunnel': IPIP/GRE as `encapsulation` says). */
+  forwarding?: ForwardingMode;
   health: HealthCheckConfig;
   /** Raise an alarm when the live share of the pool's weight falls below this (0..1), default 0.5. */
   alarmBelow: number;

@@ -44,8 +44,9 @@ export class RealServer {
   readonly address: Uint8Array;
   /** Port written in the address (`127.0.0.1:8080`) or `port`; a port makes tcp/http probes real. */
   readonly port: number | undefined;
-  /** True when health checks probe this RS for real (a port, written in the address or given as
-   * `port`, and health kind tcp or http). */
+  /** True when health checks probe this RS for real: a port (written in the address or given as
+   * `port`) and health kind tcp or http, or any kind for a live member (`dr`/`nat`/`fullnat`,
+   * probed over the board's back link). */
   readonly real: boolean;
   /** Configured weight 0..65535 (0 = drain). */
   weight: number;
@@ -56,7 +57,7 @@ export class RealServer {
   /**
    * @throws TypeError on a bad address, weight or simulation parameter (message names the RS)
    */
-  constructor(id: number, service: number, cfg: RealServerConfig, kind: HealthKind) {
+  constructor(id: number, service: number, cfg: RealServerConfig, kind: HealthKind, live = false) {
     const where = `real server '${cfg.name}'`;
     if (!cfg.name) throw new TypeError('real server without a name');
     let ep;
@@ -77,7 +78,7 @@ export class RealServer {
       throw new TypeError(`${where}: port must be 1..65535, got ${this.port}`);
     }
     this.key = `${cfg.name}@${cfg.address}`;
-    this.real = this.port !== undefined && (kind === 'tcp' || kind === 'http');
+    this.real = this.port !== undefined && (live || kind === 'tcp' || kind === 'http');
     this.weight = w;
     const s = cfg.sim ?? {};
     const unit = (v: number | undefined, d: number, f: string): number => {

@@ -46,6 +46,8 @@ import { statsLine } from '../runtime/stats-line.ts';
 import type { CliContext } from './context.ts';
 import { readConfigText } from './read-file.ts';
 import { liveHaFactory } from './live-ha.ts';
+import { checkLiveFlags, liveReadyFields, ProbeRelays, startLive } from './live-setup.ts';
+import type { LiveAttachment } from '../io/live-attach.ts';
 import { snmpPortOf, startSnmpEndpoint, type SnmpEndpoint } from './snmp-setup.ts';
 import { SplitSetup } from './split-setup.ts';
 
@@ -81,6 +83,10 @@ export interface StartOptions {
   splitSpawn?: boolean;
   /** The verb named in error and warning lines ["start"; `atcasim shelf` passes "shelf"]. */
   verb?: string;
+  /** `--live` (docs/live.md): attach to the lab of `atcasim net up` (live shelf by default). */
+  live?: boolean;
+  /** `--prefix`: the lab's name prefix [atcasim]. */
+  prefix?: string;
 }
 
 /** A commander argument parser for an integer flag in [min, max]. @throws InvalidArgumentError otherwise */
@@ -143,6 +149,8 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--snmp-port <port>', 'serve SNMP (read-only v2c/v3, the shelf YAML\'s snmp section) on this UDP port; 0 picks a free one (default: snmp.port, else none)', intArg('--snmp-port', 0, 65535))
     .option('--no-ha', 'run without the HA pairs (no arbitration, watchdogs or session sync)')
     .option('--split', 'run the shelf-manager pair as two `atcasim shmc` processes (kill -9 / kill -STOP them; docs/split.md)')
+    .option('--live', 'attach the hubs and boards to the live lab of `atcasim net up` (default --config: the live shelf; no replay)')
+    .option('--prefix <name>', 'with --live: the lab\'s name prefix (as given to net up)')
     .option('--stdin-commands', 'headless: read operator commands (open-handle slot3, fault slot5, …) from stdin, one per line; each is answered with a JSON "command" line after it committed')
     .action(async (o: StartOptions) => {
       ctx.setExit(await runStart(o, ctx));
@@ -185,6 +193,8 @@ interface RunningStart {
   split: SplitSetup | undefined;
   /** The SNMP agent of a single-process shelf (in split mode the ShMCs serve it: `split`). */
   snmp: SnmpEndpoint | undefined;
+  /** `--live`: the TAPs and the live path. */
+  live: LiveAttachment | undefined;
   loggers: ProcessLoggers;
   clock: SystemClock;
   /** Clock time at start-up (uptime in the shutdown line, stats lines). */
@@ -211,11 +221,24 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
   const { loggers, store } = opened;
   const clock = new SystemClock();
   const t0 = clock.now();
-  const started = await startEmulator(o, inputs, store, loggers.log, clock, fail);
+  const started = await startEmulator(o, inputs, store, loggers.log, clock, fail, o.live ? new ProbeRelays() : undefined);
   if (typeof started === 'number') return started;
   const { em, split, snmp } = started;
+  let live: LiveAttachment | undefined;
+  if (o.live) {
+    const r = startLive(em, o, clock, loggers.log, loggers.events);
+    if (typeof r !== 'string') started.relays?.attach(r);
+    if (typeof r === 'string') {
+      loggers.log.error({ category: 'startup', err: r }, 'live attachment failed');
+      await snmp?.stop();
+      await split?.stop();
+      await em.stop();
+      return fail(r);
+    }
+    live = r;
+  }
   const adminNote = announceStart(o, ctx, me, em, loggers, inputs);
-  return await serveUntilStopped({ o, ctx, me, em, split, snmp, loggers, clock, t0, dbPath: inputs.dbPath, adminNote });
+  return await serveUntilStopped({ o, ctx, me, em, split, snmp, live, loggers, clock, t0, dbPath: inputs.dbPath, adminNote });
 }
 
 /**
@@ -225,6 +248,8 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
  */
 function readStartInputs(o: StartOptions, fail: (msg: string) => number): StartInputs | number {
   if (o.stdinCommands && !o.headless) return fail('--stdin-commands needs --headless (the TUI owns the terminal)');
+  const liveRefusal = checkLiveFlags(o);
+  if (liveRefusal !== undefined) return fail(liveRefusal);
   const dbPath = resolve(o.db ?? defaultDbPath());
   if (existsSync(dbPath) && statSync(dbPath).isDirectory()) return fail(`--db ${dbPath}: is a directory, not a database file (give --db a file path)`);
   // Inputs the user named: read before anything is created.
@@ -307,7 +332,8 @@ async function startEmulator(
   log: ProcessLoggers['log'],
   clock: SystemClock,
   fail: (msg: string) => number,
-): Promise<{ em: Emulator; split: SplitSetup | undefined; snmp: SnmpEndpoint | undefined } | number> {
+  relays?: ProbeRelays,
+): Promise<{ em: Emulator; split: SplitSetup | undefined; snmp: SnmpEndpoint | undefined; relays: ProbeRelays | undefined } | number> {
   const { dbPath, configInput, traffic, label } = inputs;
   const platform = { clock, log, random: new SeededRandom(Date.now() >>> 0), cryptoRandom: nodeCryptoRandom };
   // --split: the ShMC pair runs in two shmc processes on the shelf bus (docs/split.md).
@@ -336,8 +362,9 @@ async function startEmulator(
       defaultShelf: { yaml: readDefaultShelfYaml(), source: DEFAULT_SHELF_NAME },
       wallTimeMs: Date.now(),
       ...(o.sessionCapacity !== undefined ? { sessionCapacity: o.sessionCapacity } : {}),
+      ...(relays ? { probe: relays.port } : {}),
       ...(o.hotSwapStep !== undefined ? { hotSwapStepMs: o.hotSwapStep } : {}),
-      traffic: { inputs: [traffic], label, pacing: o.rate !== undefined ? { mode: 'rate', pps: o.rate } : { mode: 'capture' } },
+      traffic: o.live ? false : { inputs: [traffic], label, pacing: o.rate !== undefined ? { mode: 'rate', pps: o.rate } : { mode: 'capture' } },
       admin: {
         ...(o.adminUser !== undefined ? { user: o.adminUser } : {}),
         ...(o.adminPassword !== undefined ? { password: o.adminPassword } : {}),
@@ -393,7 +420,7 @@ async function startEmulator(
       return fail(`split shelf: ${(e as Error).message}`);
     }
   }
-  return { em, split, snmp };
+  return { em, split, snmp, relays };
 }
 
 /**
@@ -458,6 +485,7 @@ function serveUntilStopped(run: RunningStart): Promise<number> {
       for (const c of state.onClose) c();
       void (async () => {
         unlog();
+        run.live?.close();
         await run.snmp?.stop();
         await split?.stop();
         await em.stop();
@@ -496,10 +524,10 @@ function serveUntilStopped(run: RunningStart): Promise<number> {
 function serveHeadless(run: RunningStart, state: ServeState): void {
   const { o, em, split, loggers, clock, t0, dbPath } = run;
   const { log, events } = loggers;
-  events.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, snmp: run.snmp?.address ?? split?.snmpAddress ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, db: dbPath, ...(split ? split.readyFields() : {}) }, 'ready');
+  events.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, snmp: run.snmp?.address ?? split?.snmpAddress ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, db: dbPath, ...(split ? split.readyFields() : {}), ...liveReadyFields(run.live, o.prefix) }, 'ready');
   const stats = () => {
     em.sampleTraffic();
-    events.info(statsLine(em.view(), clock.now() - t0), 'stats');
+    events.info({ ...statsLine(em.view(), clock.now() - t0), ...(run.live ? { live: { ...run.live.path.stats(), ports: run.live.portStats() } } : {}) }, 'stats');
     state.statsTimer = clock.setTimeout(stats, o.statsInterval);
   };
   state.statsTimer = clock.setTimeout(stats, o.statsInterval);
@@ -541,7 +569,7 @@ function serveTui(run: RunningStart, state: ServeState, shutdown: (reason: strin
         shutdown('SIGHUP');
       });
       app.start();
-      log.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, snmp: run.snmp?.address ?? split?.snmpAddress ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, tui: true, ...(split ? split.readyFields() : {}) }, 'ready');
+      log.info({ event: 'ready', ipmi: em.endpoints.ipmi ?? null, snmp: run.snmp?.address ?? split?.snmpAddress ?? null, consoles: em.endpoints.consoles, console_links: em.endpoints.consoleLinks ?? {}, tui: true, ...(split ? split.readyFields() : {}), ...liveReadyFields(run.live, run.o.prefix) }, 'ready');
     })
     .catch((e: unknown) => {
       log.error({ category: 'tui', err: String(e) }, 'the TUI could not start');

@@ -17,7 +17,9 @@ import {
   type RealServerConfig,
   type VirtualServiceConfig,
 } from '../../board/processor/processor-config.ts';
+import { FORWARDING_MODES } from '../../board/processor/forwarding/translation.ts';
 import { isIpAddress, isIpv4 } from './ip-address.ts';
+import { readBackGateway, type BackGatewayConfig } from './live-section.ts';
 import type { Value } from './yaml-reader.ts';
 
 function readPrefix(v: Value): string {
@@ -37,7 +39,7 @@ function readPrefix(v: Value): string {
  *   ecmpMembers() builds it), which a resilient table must not have fewer buckets than
  * @throws ConfigError at the offending key
  */
-export function readDataplane(v: Value | undefined, ecmpMemberCount: number): { ecmp: EcmpConfig; processor: ProcessorConfig } {
+export function readDataplane(v: Value | undefined, ecmpMemberCount: number): { ecmp: EcmpConfig; processor: ProcessorConfig; backGateway?: BackGatewayConfig } {
   const ecmp: EcmpConfig = { ...DEFAULT_ECMP };
   const processor: ProcessorConfig = { sessions: { ...DEFAULT_SESSION_TABLE }, timeouts: { ...DEFAULT_TIMEOUTS }, services: [], acl: [] };
   if (!v) return { ecmp, processor };
@@ -106,8 +108,9 @@ export function readDataplane(v: Value | undefined, ecmpMemberCount: number): { 
   if (mp) processor.midstreamPickup = mp.bool();
   const hs = m.opt('hash_seed');
   if (hs) processor.hashSeed = hs.int({ min: 0, max: 0xffffffff, hex: true });
-  m.done(['ecmp', 'sessions', 'timeouts', 'services', 'acl', 'midstream_pickup', 'hash_seed']);
-  return { ecmp, processor };
+  const bg = m.opt('back_gateway');
+  m.done(['ecmp', 'sessions', 'timeouts', 'services', 'acl', 'midstream_pickup', 'hash_seed', 'back_gateway']);
+  return bg ? { ecmp, processor, backGateway: readBackGateway(bg) } : { ecmp, processor };
 }
 
 function readService(item: Value): VirtualServiceConfig {
@@ -120,6 +123,7 @@ function readService(item: Value): VirtualServiceConfig {
     scheduler: m.opt('scheduler')?.oneOf(['rr', 'wrr', 'lc', 'wlc', 'sh', 'maglev', 'dynamic'] as const) ?? 'wrr',
     persistenceMs: m.opt('persistence')?.duration({ min: 0 }) ?? 0,
     encapsulation: m.opt('encapsulation')?.oneOf(['ipip', 'gre'] as const) ?? 'gre',
+    forwarding: m.opt('forwarding')?.oneOf(FORWARDING_MODES) ?? 'tunnel',
     pool: [],
     health: { ...DEFAULT_HEALTH },
     alarmBelow: m.opt('alarm_below')?.num({ min: 0, max: 1 }) ?? 0.5,
@@ -141,7 +145,7 @@ function readService(item: Value): VirtualServiceConfig {
     svc.pool.push(rs);
   }
   if (svc.pool.length === 0) poolV.fail('a virtual service needs at least one real server');
-  m.done(['name', 'vip', 'port', 'protocol', 'scheduler', 'persistence', 'encapsulation', 'maglev_table_size', 'health', 'pool', 'alarm_below']);
+  m.done(['name', 'vip', 'port', 'protocol', 'scheduler', 'persistence', 'encapsulation', 'forwarding', 'maglev_table_size', 'health', 'pool', 'alarm_below']);
   return svc;
 }
 
@@ -190,6 +194,8 @@ function readRealServer(v: Value): RealServerConfig {
     weight: m.opt('weight')?.int({ min: 0, max: 65535 }) ?? 1,
   };
   if (port !== undefined) rs.port = port;
+  const fV = m.opt('forwarding');
+  if (fV) rs.forwarding = fV.oneOf(FORWARDING_MODES);
   const sV = m.opt('sim');
   if (sV) {
     const s = sV.map();
@@ -215,7 +221,7 @@ function readRealServer(v: Value): RealServerConfig {
     s.done(['capacity', 'cpu', 'mem', 'queue', 'down']);
     rs.sim = sim;
   }
-  m.done(['name', 'address', 'weight', 'sim']);
+  m.done(['name', 'address', 'weight', 'forwarding', 'sim']);
   return rs;
 }
 

@@ -99,6 +99,8 @@ const FRU_KEYS = [
   'fan',
   'capacity_w',
   'fru_size',
+  'front_port',
+  'back_port',
 ];
 
 /**

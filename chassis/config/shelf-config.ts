@@ -19,6 +19,7 @@ import { readIpmi } from './ipmi-section.ts';
 import { readSensors, type SensorContext } from './sensor-section.ts';
 import { readSnmp } from './snmp-section.ts';
 import { PICMG_14_SLOT_ORDER, SITE_TYPE, boardHardwareAddress, type FruConfig, type FruKind, type HotSwapConfig, type SensorConfig, type ShelfConfig } from './types.ts';
+import { checkLive, readBackPort, readFrontPort } from './live-section.ts';
 import { YamlSource, type MapReader, type Value } from './yaml-reader.ts';
 
 /**
@@ -46,6 +47,7 @@ export function parseShelfConfig(text: string, file: string): ShelfConfig {
   }
 
   const dataplane = readDataplane(top.opt('dataplane'), frus.filter((f) => f.kind === 'processor').length);
+  checkLiveKeys(top, frus, dataplane.processor.services);
   const ha = readHa(top.opt('ha'), frus, src);
   const ipmi = readIpmi(top.opt('ipmi'));
   const snmp = readSnmp(top.opt('snmp'));
@@ -126,6 +128,20 @@ function readShelfManagers(smV: MapReader, ctx: SensorContext & FruContext): { f
   return { frus, address, label };
 }
 
+/** The live keys against the services (live-section.ts): the failure at the key it concerns. */
+function checkLiveKeys(top: MapReader, frus: readonly FruConfig[], services: Parameters<typeof checkLive>[0]): void {
+  const backs = frus.filter((f) => f.backPort !== undefined).map((f) => ({ slot: f.slot!, port: f.backPort! }));
+  const bad = checkLive(services, backs);
+  if (bad === null) return;
+  if (bad.kind === 'rs-outside') {
+    const svc = top.req('dataplane').map().req('services').list()[bad.service]!.map();
+    return svc.req('pool').list()[bad.member]!.map().req('address').fail(bad.message);
+  }
+  const bp = top.req('boards').map().req(`slot${bad.slot}`).map().req('back_port').map();
+  const item = bp.req('local_addresses').list().find((v) => v.str() === bad.address);
+  (item ?? bp.req('local_addresses')).fail(bad.message);
+}
+
 /** The `boards` section, by logical slot: hubs in slot1/slot2, processor boards in the others; sorted by slot. */
 function readBoards(boardsV: MapReader, ctx: SensorContext & FruContext, shelf: { slotCount: number; physicalOrder: number[] }): FruConfig[] {
   const { slotCount, physicalOrder } = shelf;
@@ -147,9 +163,14 @@ function readBoards(boardsV: MapReader, ctx: SensorContext & FruContext, shelf: 
     const label = m.opt('label')?.str({ min: 1, max: SDR_ID_MAX }) ?? (kind === 'hub' ? `Hub${slot}` : `Node${slot}`);
     const sensors = readSensors(m.opt('sensors'), label, ctx, false);
     const physicalSlot = physicalOrder.indexOf(slot) + 1;
-    boardFrus.push(
-      readFru(m, ctx, { name: key, kind, label, siteType: SITE_TYPE.board, siteNumber: slot, hardwareAddress: ha, sensors, keyNode, slot, physicalSlot }),
-    );
+    const fpV = m.opt('front_port');
+    const bpV = m.opt('back_port');
+    if (fpV && kind !== 'hub') fpV.fail('only hubs have a front_port (processor boards have a back_port)');
+    if (bpV && kind !== 'processor') bpV.fail('only processor boards have a back_port (hubs have a front_port)');
+    const fru = readFru(m, ctx, { name: key, kind, label, siteType: SITE_TYPE.board, siteNumber: slot, hardwareAddress: ha, sensors, keyNode, slot, physicalSlot });
+    if (fpV) fru.frontPort = readFrontPort(fpV);
+    if (bpV) fru.backPort = readBackPort(bpV);
+    boardFrus.push(fru);
   }
   boardsV.done();
   boardFrus.sort((a, b) => a.slot! - b.slot!);

@@ -8,6 +8,7 @@
  * `shmc-a`/`shmc-b` in the dedicated ShMC sites; the logical shelf-manager address (20h) follows
  * the active ShMC. Fan trays are `fan1`…, power entry modules `pem1`….
  */
+import type { BackGatewayConfig, BackPortConfig, LivePortConfig } from './live-section.ts';
 import type { EcmpConfig } from '../../board/switch/switch-config.ts';
 import type { ProcessorConfig } from '../../board/processor/processor-config.ts';
 import type { HaConfig, PairConfig } from './ha.ts';
@@ -137,6 +138,10 @@ export interface FruConfig {
   fan?: FanConfig;
   /** PEMs only: power the PEM can supply, W. */
   capacityW?: number;
+  /** Hubs in live mode: the client-facing port (live-section.ts). */
+  frontPort?: LivePortConfig;
+  /** Processor boards in live mode: the server-facing port and its full-NAT pool. */
+  backPort?: BackPortConfig;
 }
 
 /** Hot-swap timing and shelf-manager policy. */
@@ -240,7 +245,7 @@ export interface ShelfConfig {
   };
   /** Every FRU: ShMCs first, then boards by logical slot, fan trays, PEMs. */
   frus: FruConfig[];
-  dataplane: { ecmp: EcmpConfig; processor: ProcessorConfig };
+  dataplane: { ecmp: EcmpConfig; processor: ProcessorConfig; backGateway?: BackGatewayConfig };
   ha: { timing: HaConfig; pairs: PairConfig[] };
   ipmi: IpmiSettings;
   /** The SNMP agent (./snmp-section.ts; docs/snmp.md). */

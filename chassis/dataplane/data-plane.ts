@@ -140,7 +140,8 @@ export class DataPlane implements DataPlanePort {
     this.sessionCapacity = capacity;
     const pcfg: ProcessorConfig = { ...base, sessions: { ...base.sessions, capacity, hotCapacity: hot } };
     const onEvent = (ev: ProcessorEvent) => this.emit(ev);
-    this.boards = procList.map((slot) => new ProcessorBoard(pcfg, { slot, log: this.log, emit: opts.emit, onEvent }));
+    const probe = opts.probe;
+    this.boards = procList.map((slot) => new ProcessorBoard(pcfg, { slot, log: this.log, emit: opts.emit, onEvent, ...(probe ? { probe: probe(slot) } : {}) }));
     procList.forEach((s, i) => (this.boardIdx[s] = i));
 
     const nb = this.boards.length;
@@ -180,9 +181,11 @@ export class DataPlane implements DataPlanePort {
    * Allocation-free. The packet view is read during the call only.
    * @param pkt the parsed packet (board/packet/parse.ts)
    * @param now packet time, ms (monotonic per data plane; older times are treated as the newest seen)
+   * @param viaHub the slot of the hub the packet entered by (live mode: the link it came in on);
+   *   default, or a hub out of service: the ingress policy picks one
    * @returns the slot of the processor board that handled it, or -1 when a hub dropped it
    */
-  deliver(pkt: PacketView, now: number): number {
+  deliver(pkt: PacketView, now: number, viaHub = -1): number {
     if (now > this.lastNow) this.lastNow = now;
     this.packets++;
     this.bytes += pkt.origLen;
@@ -190,7 +193,8 @@ export class DataPlane implements DataPlanePort {
       this.seenGroupVersion = this.group.version;
       this.routeChanged();
     }
-    const hi = this.pickHub(pkt);
+    const vh = viaHub >= 0 && viaHub <= MAX_SLOT ? this.hubIdx[viaHub]! : -1;
+    const hi = vh >= 0 && this.hubIn[vh] === 1 ? vh : this.pickHub(pkt);
     const d = this.hubs[hi]!.ingress(pkt, now);
     const fwd = d.forward === true;
     const slot = fwd ? d.slot : -1;

@@ -6,6 +6,7 @@
  * Units: times in ms (the caller's clock: capture time in `replay`, the Clock in `start`), rates
  * in packets/s (pps) and bytes/s, sizes in bytes. Slots are logical slot numbers (integers).
  */
+import type { ProbePort } from '../../board/processor/health/probe-port.ts';
 import type { Platform } from '../platform.ts';
 import type { ShelfConfig } from '../config/types.ts';
 import type { EmitSink } from '../../board/processor/encap.ts';
@@ -68,6 +69,8 @@ export interface DataPlaneOptions {
   handover?: SessionHandover;
   /** Where the boards' emitted frames go (a pcap writer for `replay --out`); none = count only. */
   emit?: EmitSink;
+  /** The real health probes of the board in `slot` (live mode: its back link); none = simulated RS only. */
+  probe?: (slot: number) => ProbePort;
   /** Ingress hub choice, default 'hash'. */
   ingress?: IngressPolicy;
   /** Window of the packets/s figures, ms (default 5000). */

@@ -18,6 +18,7 @@
  * a slow machine catches up in slices and the event loop stays responsive); the traffic monitor
  * once a second; the LAN server by its UDP edge.
  */
+import type { ProbePort } from '../../board/processor/health/probe-port.ts';
 import type { Clock, TimerId } from '../../board/common/clock.ts';
 import { CommandError } from '../../board/common/errors.ts';
 import type { Logger } from '../../board/common/logger.ts';
@@ -106,6 +107,8 @@ export interface EmulatorOptions {
   statsSampleMs?: number;
   /** Data-plane packets/s window, ms [2000]. */
   rateWindowMs?: number;
+  /** Live mode: the real health probes of each processor board (its back link). */
+  probe?: (slot: number) => ProbePort;
 }
 
 /**
@@ -209,6 +212,7 @@ export class Emulator {
         ...(opts.ha ? { buddyFailover: true, handover: (slot, board) => handover.fn?.(slot, board) ?? 0 } : {}),
         ...(opts.sessionCapacity !== undefined ? { sessionCapacity: opts.sessionCapacity } : {}),
         ...(opts.rateWindowMs !== undefined ? { rateWindowMs: opts.rateWindowMs } : {}),
+        ...(opts.probe ? { probe: opts.probe } : {}),
       });
       shelf = Shelf.open({ config, platform, store, dataPlane, selTimeBase: Math.floor(opts.wallTimeMs / 1000) });
     } catch (e) {

@@ -1,0 +1,97 @@
+/**
+ * The live attachment of a running shelf (docs/live.md): opens the TAP of every hub's front port
+ * and every processor board's back port (chassis/io/live-port.ts) — named as `atcasim net up`
+ * makes them, `PREFIX-sSLOT` in namespace `PREFIX-router`, unless the port's `ifname`/`netns`
+ * keys say otherwise — and connects them to the pure LiveDataPath (chassis/dataplane/live).
+ *
+ * All or nothing: when one port cannot be opened (no such interface or namespace, busy, not
+ * root) the ports opened so far are closed again and the LivePortError (one line naming the
+ * interface) is thrown; nothing of the running shelf is touched.
+ */
+import type { Clock } from '../../board/common/clock.ts';
+import type { Logger } from '../../board/common/logger.ts';
+import type { ShelfConfig } from '../config/types.ts';
+import type { DataPlane } from '../dataplane/data-plane.ts';
+import { LiveDataPath, type LiveEvent } from '../dataplane/live/live-path.ts';
+import type { FramePort } from '../dataplane/live/link-endpoint.ts';
+import { LivePortError, openLivePort, type LivePort } from './live-port.ts';
+
+/** Options of `attachLive`. */
+export interface LiveAttachOptions {
+  config: ShelfConfig;
+  dataPlane: DataPlane;
+  clock: Clock;
+  log: Logger;
+  /** Lab prefix (`atcasim net up --prefix`), default 'atcasim'. */
+  prefix?: string;
+  onEvent?: (ev: LiveEvent) => void;
+}
+
+/** One opened port as the ready line lists it. */
+export interface LivePortInfo {
+  slot: string;
+  side: 'front' | 'back';
+  netns: string;
+  ifname: string;
+}
+
+/** The attached live path. */
+export interface LiveAttachment {
+  readonly path: LiveDataPath;
+  readonly ports: readonly LivePortInfo[];
+  /** Per port: frames and bytes the kernel saw. */
+  portStats(): Record<string, { rx: number; tx: number; txDropped: number }>;
+  /** Stops the path and closes every TAP (their carrier goes down). */
+  close(): void;
+}
+
+/**
+ * Opens the live ports of `config` and starts the live path on them.
+ * @throws LivePortError for the first port that cannot be opened (nothing is left open);
+ *   TypeError when the shelf has no live port at all
+ */
+export function attachLive(opts: LiveAttachOptions): LiveAttachment {
+  const prefix = opts.prefix ?? 'atcasim';
+  const wanted: Array<{ slot: number; side: 'front' | 'back'; ifname: string; netns: string }> = [];
+  for (const f of opts.config.frus) {
+    const p = f.kind === 'hub' ? f.frontPort : f.kind === 'processor' ? f.backPort : undefined;
+    if (p === undefined) continue;
+    wanted.push({ slot: f.slot!, side: f.kind === 'hub' ? 'front' : 'back', ifname: p.ifname ?? `${prefix}-s${f.slot}`, netns: p.netns ?? `${prefix}-router` });
+  }
+  if (wanted.length === 0) throw new TypeError(`shelf "${opts.config.name}" has no live port (front_port on a hub, back_port on a processor board): give --config a live shelf`);
+  const opened: Array<{ w: (typeof wanted)[number]; lp: LivePort }> = [];
+  try {
+    for (const w of wanted) opened.push({ w, lp: openLivePort({ ifname: w.ifname, netns: w.netns }) });
+  } catch (e) {
+    for (const o of opened) o.lp.close();
+    throw e;
+  }
+  const front = new Map<number, FramePort>();
+  const back = new Map<number, FramePort>();
+  for (const { w, lp } of opened) (w.side === 'front' ? front : back).set(w.slot, { send: (f, n) => lp.send(f, n) });
+  const path = new LiveDataPath({ config: opts.config, dataPlane: opts.dataPlane, clock: opts.clock, log: opts.log, front, back, ...(opts.onEvent ? { onEvent: opts.onEvent } : {}) });
+  let failures = 0;
+  for (const { w, lp } of opened) {
+    const rx = w.side === 'front' ? (f: Uint8Array) => path.receiveFront(w.slot, f) : (f: Uint8Array) => path.receiveBack(w.slot, f);
+    lp.onFrame((f) => {
+      try {
+        rx(f);
+      } catch (e) {
+        // one bad frame must not stop the shelf: logged (the first few), counted
+        if (failures++ < 5) opts.log.error({ category: 'live', port: w.ifname, err: String((e as Error).stack ?? e) }, 'live frame handling failed');
+      }
+    });
+  }
+  path.start();
+  return {
+    path,
+    ports: opened.map(({ w }) => ({ slot: `slot${w.slot}`, side: w.side, netns: w.netns, ifname: w.ifname })),
+    portStats: () => Object.fromEntries(opened.map(({ w, lp }) => [w.ifname, { rx: lp.stats.rxFrames, tx: lp.stats.txFrames, txDropped: lp.stats.txDropped }])),
+    close: () => {
+      path.stop();
+      for (const o of opened) o.lp.close();
+    },
+  };
+}
+
+export { LivePortError };
