@@ -12,8 +12,8 @@
  * with heartbeats flowing never does either, and even when both channels agree the interlock
  * forbids a second ACTIVE. Boot: a node that sees the peer ACTIVE becomes standby; with the peer
  * PRESENT, HEALTHY and not ACTIVE the home member (per share; the lower slot for the ShMC pair)
- * wins at once; with the peer absent it goes active after S = 2D; with the peer present but not
- * healthy after T_settle.
+ * wins at once, unless the peer may hold the share's sessions (mayActivateAtBoot); with the peer
+ * absent it goes active after S = 2D; with the peer present but not healthy after T_settle.
  */
 import type { CompatVersion, WireRole } from './heartbeat.ts';
 
@@ -83,13 +83,25 @@ export function peerClaimsActive(v: ArbView): boolean {
   return v.hw.active || (alive(v) && v.peer.role === 'active');
 }
 
-/** Boot: may this arbitrating node go active now? */
+/** The peer is heard as a standby of the share (it may hold the synced copy of the last owner's table). */
+const peerIsStandby = (v: ArbView) => alive(v) && (v.peer.role === 'standby.ready' || v.peer.role === 'standby.hot');
+
+/**
+ * Boot: may this arbitrating node go active now?
+ *
+ * With the peer PRESENT, HEALTHY and not ACTIVE, the home wins the tie at once — unless the peer
+ * may hold the share's sessions while this node, just booted, holds none (failback before resync,
+ * keepalived#237): a peer heard as a standby of the share (it takes the share over itself,
+ * `standbyTakesOrphan`), or a peer not heard when the share has been claimed before (the epoch
+ * register is above 0: the last owner's synced copy may be on the peer; the node waits for its
+ * heartbeats, PEER_SILENT_BUT_HEALTHY meanwhile). A non-home node never claims at boot from a
+ * healthy peer.
+ */
 export function mayActivateAtBoot(v: ArbView): boolean {
   if (!interlockOk(v) || (alive(v) && v.peer.role === 'active')) return false;
   if (v.hw.present && v.hw.healthy) {
-    // Tie-break between two live nodes: the home wins; a non-home node takes over only from a
-    // peer that is a mere standby (nobody else will claim the share).
-    return v.home || (alive(v) && (v.peer.role === 'standby.ready' || v.peer.role === 'standby.hot'));
+    if (!v.home || peerIsStandby(v)) return false;
+    return alive(v) || v.hw.epoch === 0;
   }
   if (!v.hw.present) return v.settled;
   return v.settledLong; // present but not healthy: wait up to T_settle
@@ -139,6 +151,16 @@ export function acceptsHandover(v: ArbView): boolean {
 /** The peer finished taking over from us (its ACTIVE line is high, or it is heard active with a higher epoch). */
 export function peerTookOver(v: ArbView): boolean {
   return v.hw.active || (alive(v) && v.peer.role === 'active' && v.peer.epoch > v.epoch);
+}
+
+/**
+ * A standby takes over a share nobody owns from a peer that has just booted (heard arbitrating or
+ * booting, ACTIVE low, PRESENT and HEALTHY): the standby may hold the last owner's synced sessions,
+ * the booted peer holds none (see mayActivateAtBoot).
+ */
+export function standbyTakesOrphan(v: ArbView): boolean {
+  return alive(v) && (v.peer.role === 'arbitrating' || v.peer.role === 'booting') &&
+    v.hw.present && v.hw.healthy && interlockOk(v) && !v.hw.active;
 }
 
 /** Nobody owns the share: the live peer is a standby, its ACTIVE is low, and we are home. */

@@ -47,6 +47,23 @@ export interface MoveFacts {
   forwardingAt: number;
   /** Sessions of the old owner's table that the new owner does not hold. */
   lost: LostItem[];
+  /**
+   * The node whose table held the share's sessions when it moved, when that is not the router's
+   * previous target (the hubs had moved the share to the buddy in hardware and no takeover followed).
+   */
+  from?: string;
+}
+
+/** What a loss outside a takeover was (HaFabric.noteLoss). */
+export interface LossNote {
+  /** Why nobody took the sessions over (shown in the timeline), e.g. 'the buddy left service too'. */
+  reason?: string;
+  /** The node whose table lost them. */
+  node?: string;
+  /** The acknowledged watermark of the share's last owner at t_f (default −Infinity: none protected). */
+  watermark?: number;
+  /** Components faulty at t_f (null or absent: counted now). */
+  faults?: number | null;
 }
 
 /** Node events the data model hears of. */
@@ -79,6 +96,11 @@ export interface HaDataModel {
   moved?(share: string, prev: string, node: string, planned: boolean): MoveFacts | null;
   /** A node event (see NodeDataEvent). */
   nodeEvent?(node: string, ev: NodeDataEvent, at: number): void;
+  /**
+   * The run is being reported: losses of moves that no takeover claimed (the hubs moved a share in
+   * hardware, and the buddy never took it over) are recorded now through HaFabric.noteLoss.
+   */
+  settle?(): void;
 }
 
 /** A node's software clocks (see NodeController: control, data). */
@@ -110,8 +132,8 @@ export interface FabricSupervisor extends HaObserver {
   assigned?(share: string, node: string, prev: string | null): void;
   /** Components faulty now (for the data model's loss accounting); default 0. */
   faultCount?(): number;
-  /** A loss outside a takeover (a split-brain loser dropping its table). */
-  noteLoss?(items: readonly LostItem[], share: string, tf: number): void;
+  /** A loss outside a takeover (a split-brain loser dropping its table, a move no takeover claimed). */
+  noteLoss?(items: readonly LostItem[], share: string, tf: number, note?: LossNote): void;
   /** A node fault the shelf caused (extraction, payload fault): the time a takeover is measured from. */
   markFault?(node: string): void;
 }
@@ -371,9 +393,12 @@ export class HaFabric {
     return this.sup.faultCount?.() ?? 0;
   }
 
-  /** Records a loss outside a takeover (e.g. a split-brain loser dropping its table) with the supervisor. */
-  noteLoss(items: readonly LostItem[], share: string, tf: number): void {
-    this.sup.noteLoss?.(items, share, tf);
+  /**
+   * Records a loss outside a takeover with the supervisor: a split-brain loser dropping its table, or
+   * sessions the hubs moved to a buddy that never took the share over (`note` says why).
+   */
+  noteLoss(items: readonly LostItem[], share: string, tf: number, note?: LossNote): void {
+    this.sup.noteLoss?.(items, share, tf, note);
   }
 
   /** Marks a node faulty now (the emulator's shelf-driven failures: extraction, payload fault). */
@@ -474,6 +499,10 @@ export class HaFabric {
       hardware: (e) => {
         sup.hardware?.(e);
         extra?.hardware?.(e);
+      },
+      handoverAborted: (e) => {
+        sup.handoverAborted?.(e);
+        extra?.handoverAborted?.(e);
       },
     };
   }

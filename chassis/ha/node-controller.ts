@@ -300,10 +300,13 @@ export class NodeController implements PairLinkReceiver {
         claimActive: ({ context }) => this.claim(m, context),
         releaseActive: () => this.release(m),
         startFinalSync: () => this.startFinalSync(m),
-        abortHandover: () => {
+        abortHandover: ({ context }) => {
           m.sender?.cancelFinal();
           m.handoverOffered = false;
           m.dp.resume();
+          const reason = context.handoverAborted ?? 'final_sync_unacked';
+          this.log.warn({ category: 'handover-aborted', share: m.share, reason }, `${m.share}: planned switchover abandoned after ${this.o.cfg.handoverTimeoutMs} ms (${reason})`);
+          this.o.observer?.handoverAborted?.({ at: this.o.control.now(), node: this.node, share: m.share, reason, epoch: context.epoch });
         },
         offerHandover: () => {
           m.handoverOffered = true;

@@ -13,7 +13,7 @@ import type { BackplanePort } from '../model/backplane.ts';
 import type { IpmiWatchdog, WatchdogEvent } from '../model/ipmi-watchdog.ts';
 import type { CompatVersion, WireRole } from './heartbeat.ts';
 import type { PairLink } from './pair-link.ts';
-import type { ActivationKind, PairAlarm } from './pair-machine.ts';
+import type { ActivationKind, HandoverAbortReason, PairAlarm } from './pair-machine.ts';
 import type { SessionSink, SessionSource } from './sync-types.ts';
 
 /** The board's data plane for one share, as the HA layer drives it. */
@@ -75,6 +75,11 @@ export interface HaObserver {
   alarm?(e: { at: number; node: string; share: string; alarm: PairAlarm | 'SYNC_ACKS_LOST'; raised: boolean }): void;
   watchdog?(e: { at: number; node: string; event: WatchdogEvent }): void;
   hardware?(e: { at: number; node: string; what: 'reset' | 'power-on' | 'power-off'; cause: string }): void;
+  /**
+   * An accepted planned switchover was abandoned on its timeout (handoverTimeoutMs): the owner keeps
+   * the share and forwards again; HANDOVER_ABORTED is raised. `epoch` is the owner's.
+   */
+  handoverAborted?(e: { at: number; node: string; share: string; reason: HandoverAbortReason; epoch: number }): void;
 }
 
 /** Construction options of a NodeController. */

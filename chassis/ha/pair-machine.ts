@@ -83,7 +83,16 @@ export interface PairMemberContext {
   refusal: string | null;
   /** Number of activations (any kind) of this member. */
   activations: number;
+  /**
+   * Why the last accepted planned switchover was abandoned on its timeout (HANDOVER_ABORTED while
+   * active), null otherwise: 'final_sync_unacked' (the standby never acknowledged the final sync) or
+   * 'peer_did_not_take_over' (the offer was not taken). Cleared by the next accepted switchover.
+   */
+  handoverAborted: HandoverAbortReason | null;
 }
+
+/** Why a planned switchover was abandoned (PairMemberContext.handoverAborted). */
+export type HandoverAbortReason = 'final_sync_unacked' | 'peer_did_not_take_over';
 
 /** Events the machine accepts. */
 export type PairMemberEvent =
@@ -156,6 +165,7 @@ export const pairMemberMachine = setup({
     acceptsHandover: g(arb.acceptsHandover),
     peerTookOver: g(arb.peerTookOver),
     orphaned: g(arb.orphaned),
+    standbyTakesOrphan: g(arb.standbyTakesOrphan),
     interlockOk: g(arb.interlockOk),
     uplinkDown: ({ context }) => !context.uplink,
   },
@@ -189,7 +199,7 @@ export const pairMemberMachine = setup({
     markPeerAlive: assign(({ context }) => ({ peer: { ...context.peer, silent: false } })),
     forgetPeer: assign(() => ({ peer: noPeer() })),
     clearVolatile: assign(() => ({
-      settled: false, settledLong: false, activation: null, takeoverNotHot: false, refusal: null, uplink: true,
+      settled: false, settledLong: false, activation: null, takeoverNotHot: false, refusal: null, uplink: true, handoverAborted: null,
     })),
     markSettled: assign(() => ({ settled: true })),
     markSettledLong: assign(() => ({ settledLong: true })),
@@ -200,7 +210,9 @@ export const pairMemberMachine = setup({
     notePlanned: assign(() => ({ activation: 'planned' as const, takeoverNotHot: false })),
     noteOrphan: assign(() => ({ activation: 'orphan' as const, takeoverNotHot: false })),
     refuseSwitchover: assign(({ context }) => ({ refusal: arb.handOverRefusal(view(context)) ?? 'not_allowed' })),
-    acceptSwitchover: assign(() => ({ refusal: null })),
+    acceptSwitchover: assign(() => ({ refusal: null, handoverAborted: null })),
+    noteFinalSyncUnacked: assign(() => ({ handoverAborted: 'final_sync_unacked' as const })),
+    noteOfferNotTaken: assign(() => ({ handoverAborted: 'peer_did_not_take_over' as const })),
     setUplinkDown: assign(() => ({ uplink: false })),
     setUplinkUp: assign(() => ({ uplink: true })),
   },
@@ -225,6 +237,7 @@ export const pairMemberMachine = setup({
     takeoverNotHot: false,
     refusal: null,
     activations: 0,
+    handoverAborted: null,
   }),
   on: {
     'hw.reset': { target: ['.role.resetting', '.peer.unknown'], actions: 'forgetPeer' },
@@ -273,14 +286,14 @@ export const pairMemberMachine = setup({
               entry: 'startFinalSync',
               always: [{ guard: 'mustYield', target: '#member.role.standby', actions: 'dropTable' }],
               on: { 'sync.finalAcked': 'handingOver' },
-              after: { handoverTimeout: { target: 'serving', actions: 'abortHandover' } },
+              after: { handoverTimeout: { target: 'serving', actions: ['noteFinalSyncUnacked', 'abortHandover'] } },
             },
             handingOver: {
               entry: ['releaseActive', 'offerHandover'],
               always: [{ guard: 'peerTookOver', target: '#member.role.standby' }],
               after: {
                 handoverTimeout: [
-                  { guard: 'interlockOk', target: 'serving', actions: ['abortHandover', 'claimActive'] },
+                  { guard: 'interlockOk', target: 'serving', actions: ['noteOfferNotTaken', 'abortHandover', 'claimActive'] },
                 ],
               },
             },
@@ -289,7 +302,10 @@ export const pairMemberMachine = setup({
         standby: {
           initial: 'ready',
           entry: 'enterStandby',
-          always: [{ guard: 'orphaned', target: 'active', actions: 'noteOrphan' }],
+          always: [
+            { guard: 'orphaned', target: 'active', actions: 'noteOrphan' },
+            { guard: 'standbyTakesOrphan', target: 'active', actions: 'noteOrphan' },
+          ],
           states: {
             ready: {
               entry: 'requestBulk',
@@ -367,7 +383,8 @@ export type PairAlarm =
   | 'REDUNDANCY_LOST'
   | 'PEER_CANNOT_HEAR_US'
   | 'VERSION_MISMATCH'
-  | 'UPLINK_DOWN';
+  | 'UPLINK_DOWN'
+  | 'HANDOVER_ABORTED';
 
 /**
  * Alarms derived from a snapshot (pure): the controller raises/clears them on changes.
@@ -376,7 +393,10 @@ export type PairAlarm =
  * - REDUNDANCY_LOST: we are active and the peer is not heard as a hot standby;
  * - PEER_CANNOT_HEAR_US: the peer's heartbeats say it does not hear ours (one-way loss);
  * - VERSION_MISMATCH: the peer runs an incompatible major version;
- * - UPLINK_DOWN: our uplink is down.
+ * - UPLINK_DOWN: our uplink is down;
+ * - HANDOVER_ABORTED: we are active and our last accepted planned switchover was abandoned on its
+ *   timeout (the final sync never acknowledged, or the offer never taken); cleared by the next
+ *   accepted switchover or when we stop being active.
  */
 export function alarmsOf(s: PairMemberSnapshot): PairAlarm[] {
   const c = s.context;
@@ -390,5 +410,6 @@ export function alarmsOf(s: PairMemberSnapshot): PairAlarm[] {
   if (alive && !c.peer.hearsUs) out.push('PEER_CANNOT_HEAR_US');
   if (alive && c.peer.version && c.peer.version.major !== c.version.major) out.push('VERSION_MISMATCH');
   if (!c.uplink) out.push('UPLINK_DOWN');
+  if (role === 'active' && c.handoverAborted !== null) out.push('HANDOVER_ABORTED');
   return out;
 }

@@ -37,7 +37,8 @@ import type { Clock } from '../../board/common/clock.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import { FlowTuple } from '../../board/packet/flow-tuple.ts';
 import type { ProcessorBoard } from '../../board/processor/processor-board.ts';
-import { decodeSessionRecord, encodeSessionRecord, newSessionRecord, sessionRecordLength } from '../../board/processor/session-record.ts';
+import { newSessionRecord } from '../../board/processor/session-record.ts';
+import { decodePayload, encodePayload, sessionKey } from './session-payload.ts';
 import type { SessionRecord } from '../../board/processor/session-record.ts';
 import { SessionState } from '../../board/processor/tcp-state.ts';
 import type { DataPlane } from '../dataplane/data-plane.ts';
@@ -83,18 +84,6 @@ export function slotNumber(node: string): number {
 /** True for a session state that still carries traffic (not TIME_WAIT or CLOSE). */
 function isOpen(state: number): boolean {
   return state !== SessionState.TIME_WAIT && state !== SessionState.CLOSE && state !== SessionState.FREE;
-}
-
-function hex(b: Uint8Array, n: number): string {
-  let s = '';
-  for (let i = 0; i < n; i++) s += (b[i]! < 16 ? '0' : '') + b[i]!.toString(16);
-  return s;
-}
-
-/** The sync key of a session record (direction as the table keeps it: client first). */
-export function sessionKey(r: SessionRecord): string {
-  const n = r.family === 6 ? 16 : 4;
-  return `${r.proto}/${hex(r.client, n)}.${r.hasPorts ? r.clientPort : '-'}/${hex(r.server, n)}.${r.hasPorts ? r.serverPort : '-'}`;
 }
 
 /**
@@ -248,8 +237,13 @@ export class BoardDataModel implements HaDataModel {
   private readonly stores = new Map<string, StandbyStore>();
   private readonly pairOfShare = new Map<string, PairConfig>();
   private readonly peerOf = new Map<string, string>();
-  /** Loss of a move recorded before the HA claim (board left service), per share. */
-  private readonly pendingMove = new Map<string, Omit<MoveFacts, 'forwardingAt'> & { forwardingAt: number }>();
+  /** Loss of a move recorded before the HA claim (board left service), per share; `to`: where the hubs sent it. */
+  private readonly pendingMove = new Map<string, MoveFacts & { to: string }>();
+  /**
+   * Share → the node whose live table holds its sessions (the last claim, or the buddy the hubs
+   * moved it to when its owner left service; null: nobody). Absent until the first claim.
+   */
+  private readonly holder = new Map<string, string | null>();
   /** What a node owned when its software was lost: share → acknowledged watermark. */
   private readonly lostSoftware = new Map<string, { at: number; faults: number; shares: Map<string, number> }>();
   private readonly tuple = new FlowTuple();
@@ -374,21 +368,51 @@ export class BoardDataModel implements HaDataModel {
 
   route(share: string, node: string): void {
     if (!this.isBoardShare(share)) return;
-    const prev = this.fabric.routerTarget(share);
+    const target = this.fabric.routerTarget(share);
+    // Where the share's sessions are: the last owner, or the buddy the hubs moved them to in
+    // hardware when that owner left service (a takeover may not have followed).
+    const prev = this.holder.has(share) ? this.holder.get(share)! : target;
     try {
       this.router.assign(share, node);
     } catch (e) {
       this.log.error({ category: 'ha-router', share, node, err: String(e) }, 'the hubs refused a share move');
     }
+    this.holder.set(share, node);
     if (prev === null || prev === node) return;
+    const pending = this.pendingMove.get(share);
+    if (pending && pending.to !== node) {
+      // The hubs had moved the share to `prev` and nobody took it over there; now it moves on.
+      this.flushPending(share, `the hubs moved it to ${prev} and ${node} claimed it from there`);
+    }
     if (!this.pendingMove.has(share)) {
-      // A move without a board leaving service (planned switchover, or a claim over a live peer):
-      // what the old owner holds that the new one does not is lost.
+      // A move without a board leaving service (planned switchover, a claim over a live peer, a
+      // reclaim while the buddy holds the share): what `prev` holds that the new owner does not is lost.
       const now = this.clock.now();
       const lost = this.countLost(this.missing(prev, node, share), now);
-      this.pendingMove.set(share, { tf: now, watermark: this.fabric.controller(prev).sender(share)?.ackedWatermark() ?? -Infinity, stopFaults: null, forwardingAt: now, lost });
+      this.pendingMove.set(share, {
+        tf: now, watermark: this.fabric.controller(prev).sender(share)?.ackedWatermark() ?? -Infinity, stopFaults: null, forwardingAt: now, lost,
+        to: node, ...(prev !== target ? { from: prev } : {}),
+      });
     }
     this.purge(prev, share);
+  }
+
+  /**
+   * Records the loss of a pending move that no takeover claimed (HaFabric.noteLoss with `reason`)
+   * and forgets it.
+   */
+  private flushPending(share: string, reason: string, bothDown = false): void {
+    const p = this.pendingMove.get(share);
+    if (!p) return;
+    this.pendingMove.delete(share);
+    // Both members of the pair left service: two faulty components at least (a powered-off board
+    // is not counted by the simulator's fault count).
+    const faults = bothDown ? Math.max(2, p.stopFaults ?? 0) : p.stopFaults;
+    this.fabric.noteLoss(p.lost, share, p.tf, { reason, node: p.from ?? this.fabric.routerTarget(share) ?? p.to, watermark: p.watermark, faults });
+  }
+
+  settle(): void {
+    for (const share of [...this.pendingMove.keys()]) this.flushPending(share, `the hubs moved it to ${this.pendingMove.get(share)!.to} and no takeover followed`);
   }
 
   shift(share: string, percent: number): void {
@@ -404,7 +428,13 @@ export class BoardDataModel implements HaDataModel {
       const now = this.clock.now();
       return { tf: now, watermark: -Infinity, stopFaults: null, forwardingAt: now, lost: [] };
     }
-    return f;
+    const { to: _to, ...facts } = f;
+    return facts;
+  }
+
+  /** The node holding `share`'s sessions (see `holder`). */
+  private holderOf(share: string): string | null {
+    return this.holder.has(share) ? this.holder.get(share)! : this.fabric.routerTarget(share);
   }
 
   nodeEvent(node: string, ev: NodeDataEvent, at: number): void {
@@ -413,7 +443,7 @@ export class BoardDataModel implements HaDataModel {
     if (slot < 0 || !this.board(node)) return;
     const shares = new Map<string, number>();
     for (const s of this.fabric.pairOfNode(node).shares) {
-      if (this.fabric.routerTarget(s) === node) shares.set(s, this.fabric.controller(node).sender(s)?.ackedWatermark() ?? -Infinity);
+      if (this.holderOf(s) === node) shares.set(s, this.fabric.controller(node).sender(s)?.ackedWatermark() ?? -Infinity);
     }
     this.lostSoftware.set(node, { at, faults: this.fabric.faultCount(), shares });
     this.hooks.gateOut(slot);
@@ -449,7 +479,10 @@ export class BoardDataModel implements HaDataModel {
       if (buddyBoard) for (const s of touched) buddyBoard.promote(s, now);
       for (const s of touched) {
         this.store(buddy, s).held.clear();
-        if (this.fabric.routerTarget(s) === node) this.pendingMove.set(s, { tf: now, watermark: Infinity, stopFaults: null, forwardingAt: now, lost: [] });
+        if (this.holderOf(s) !== node) continue;
+        this.flushPending(s, `the hubs moved it to ${node} and no takeover followed before ${node} left service`, true);
+        this.pendingMove.set(s, { tf: now, watermark: Infinity, stopFaults: null, forwardingAt: now, lost: [], to: buddy, ...(this.fabric.routerTarget(s) !== node ? { from: node } : {}) });
+        this.holder.set(s, buddy);
       }
       this.index(buddy)?.invalidate();
       this.index(node)?.invalidate();
@@ -459,7 +492,7 @@ export class BoardDataModel implements HaDataModel {
     }
     const lostSw = this.lostSoftware.get(node);
     this.lostSoftware.delete(node);
-    const owned = lostSw?.shares ?? new Map([...this.fabric.pairOfNode(node).shares].filter((s) => this.fabric.routerTarget(s) === node).map((s) => [s, this.fabric.controller(node).sender(s)?.ackedWatermark() ?? -Infinity] as [string, number]));
+    const owned = lostSw?.shares ?? new Map([...this.fabric.pairOfNode(node).shares].filter((s) => this.holderOf(s) === node).map((s) => [s, this.fabric.controller(node).sender(s)?.ackedWatermark() ?? -Infinity] as [string, number]));
     const ix = this.index(node)!;
     ix.invalidate();
     for (const [share, watermark] of owned) {
@@ -481,7 +514,12 @@ export class BoardDataModel implements HaDataModel {
       taken += held - lost.length;
       this.lostOnFailure += lost.length;
       this.countLost(lost, lostSw?.at ?? now);
-      this.pendingMove.set(share, { tf: lostSw?.at ?? now, watermark, stopFaults: lostSw?.faults ?? null, forwardingAt: now, lost });
+      // An earlier move of this share that no takeover claimed ends here: its sessions were on `node`.
+      this.flushPending(share, `the hubs moved it to ${node} and no takeover followed before ${node} left service`, true);
+      const from = this.fabric.routerTarget(share) !== node ? { from: node } : {};
+      this.pendingMove.set(share, { tf: lostSw?.at ?? now, watermark, stopFaults: lostSw?.faults ?? null, forwardingAt: now, lost, to: buddy, ...from });
+      this.holder.set(share, buddyBoard ? buddy : null);
+      if (!buddyBoard) this.flushPending(share, `${node} left service and its buddy ${buddy} is out of service`, true);
     }
     return taken;
   }
@@ -657,26 +695,3 @@ class BoardShare implements ShareDataPlane {
 }
 
 
-/** Encodes a session record as a sync payload (ages relative to `refMs`). */
-function encodePayload(r: SessionRecord, refMs: number): Uint8Array {
-  const out = new Uint8Array(sessionRecordLength(r));
-  encodeSessionRecord(r, out, 0, Math.max(refMs, r.createdMs, r.lastSeenMs));
-  return out;
-}
-
-/**
- * Decodes a synced record's payload on the receiver; the creation time comes from the record's
- * age on the wire (exact), last-seen keeps its distance to creation. Null for a malformed payload.
- */
-function decodePayload(r: SyncRecord, now: number, into: SessionRecord = newSessionRecord()): SessionRecord | null {
-  if (!r.payload) return null;
-  try {
-    const rec = decodeSessionRecord(r.payload, 0, now, into).value;
-    const idle = Math.max(0, rec.lastSeenMs - rec.createdMs);
-    rec.createdMs = r.createdAt;
-    rec.lastSeenMs = r.createdAt + idle;
-    return rec;
-  } catch {
-    return null;
-  }
-}

@@ -434,6 +434,13 @@ export class EmulatorHa implements HaPart {
         this.log.warn({ category: 'watchdog', node: e.node, kind: e.event.kind, action: e.event.action }, `${e.node}: IPMI watchdog ${e.event.kind}`);
       },
       hardware: (e) => this.log.info({ category: 'ha-hardware', node: e.node, what: e.what, cause: e.cause }, `${e.node}: ${e.what} (${e.cause})`),
+      handoverAborted: (e) => {
+        try {
+          this.shelf.roles.handoverAborted(e.node, e.reason === 'final_sync_unacked' ? 1 : 2, e.epoch);
+        } catch (err) {
+          this.log.error({ category: 'sel', err: String(err) }, 'handover-aborted SEL record not written');
+        }
+      },
     };
   }
 

@@ -10,9 +10,10 @@
  *   role: { node, is, at, pair? }                  NODE's role at `at` (`standby` matches both
  *                                                  standby sub-states); pair default: NODE's home
  *                                                  share (`lb1/slot3` for slot3) or `shmc`
- *   sessions_lost: { max, older_than?, protected?, pair?, data_plane? }
+ *   sessions_lost: { max, min?, older_than?, protected?, pair?, data_plane? }
  *                                                  sessions lost (per the ha.md §5.5 oracle)
- *                                                  at most `max`: all, those at least `older_than`
+ *                                                  at most `max` (and at least `min`, default 0):
+ *                                                  all, those at least `older_than`
  *                                                  old at the fault instant, or the protected ones;
  *                                                  data_plane: true counts what the emulator's data
  *                                                  plane dropped when boards left service instead
@@ -181,28 +182,31 @@ const parseRole: ExpectationParser = ({ v, base }) => {
 const parseSessionsLost: ExpectationParser = ({ v, base, ctx }) => {
   const m = v.map();
   const max = m.req('max').int({ min: 0 });
+  const minV = m.opt('min');
+  const min = minV?.int({ min: 0 }) ?? 0;
+  if (min > max) minV!.fail(`min ${min} is above max ${max}`);
   const older = m.opt('older_than')?.duration();
   const prot = m.opt('protected')?.bool() ?? false;
   const pv = m.opt('pair');
   const p = pv ? pairName(pv) : undefined;
   const dpV = m.opt('data_plane');
   const dp = dpV?.bool() ?? false;
-  m.done(['max', 'older_than', 'protected', 'pair', 'data_plane']);
+  m.done(['max', 'min', 'older_than', 'protected', 'pair', 'data_plane']);
   if (prot && older !== undefined) v.fail('give older_than or protected, not both');
   if (dp && (prot || older !== undefined || p)) dpV!.fail('data_plane counts every session the data plane dropped: no other filter');
   if (dp && ctx.engine !== 'emulator') dpV!.fail('data_plane needs the emulator');
   if (dp) {
     return {
-      ...base(`sessions dropped by the data plane ≤ ${max}`, [], []),
+      ...base(`sessions dropped by the data plane ${min > 0 ? `${min}…` : '≤ '}${max}`, [], []),
       check: (r) => {
         const n = r.sessions.dataPlaneLost ?? 0;
-        return { ok: n <= max, detail: `${n} sessions dropped by boards leaving service (TIME_WAIT and unsynced ones included)` };
+        return { ok: n <= max && n >= min, detail: `${n} sessions dropped by boards leaving service (TIME_WAIT and unsynced ones included)` };
       },
     };
   }
   const what = prot ? 'protected sessions' : older !== undefined ? `sessions older than ${ms(older)} at the fault` : 'sessions';
   return {
-    ...base(`${what} lost ≤ ${max}${p ? ` on ${p}` : ''}`, p ? [p] : [], []),
+    ...base(`${what} lost ${min > 0 ? `${min}…` : '≤ '}${max}${p ? ` on ${p}` : ''}`, p ? [p] : [], []),
     check: (r) => {
       const shares = p ? new Set(r.sharesOf[p] ?? [p]) : null;
       let n = 0;
@@ -217,10 +221,11 @@ const parseSessionsLost: ExpectationParser = ({ v, base, ctx }) => {
       for (const d of r.drops) {
         if (shares && !shares.has(d.share)) continue;
         all += d.lost;
-        if (!prot && older === undefined) n += d.lost;
+        if (prot) n += d.lostProtected ?? 0;
+        else if (older === undefined) n += d.lost;
         else if (older !== undefined) for (const [age, c] of d.lostAges) n += age >= older ? c : 0;
       }
-      return { ok: n <= max, detail: `${n} ${what} lost (${all} lost in all)` };
+      return { ok: n <= max && n >= min, detail: `${n} ${what} lost (${all} lost in all)` };
     },
   };
 };

@@ -24,6 +24,10 @@ function timelineLine(e: TimelineEntry): string | null {
       return e.from === null ? null : `${fmt(e.t)}  ${e.share} moved ${e.from} → ${e.to} (${e.kind ?? 'unknown'})`;
     case 'double-active':
       return `${fmt(e.t)}  DOUBLE ACTIVE ${e.share}: ${e.nodes.join(' and ')}${e.until !== null ? ` until ${fmt(e.until)}` : ''}`;
+    case 'loss':
+      return `${fmt(e.t)}  ${e.share}: ${e.lost} sessions lost${e.node ? ` on ${e.node}` : ''} with no takeover (protected ${e.protected}): ${e.reason}`;
+    case 'handover-aborted':
+      return `${fmt(e.t)}  ${e.node} ${e.share}: planned switchover abandoned (${e.reason}), ${e.node} keeps the share`;
     case 'violation':
       return `${fmt(e.t)}  VIOLATION ${e.invariant}: ${e.detail}`;
     case 'alarm':

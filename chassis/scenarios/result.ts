@@ -22,7 +22,7 @@ export interface RunResult {
   timeline: TimelineEntry[];
   takeovers: TakeoverReport[];
   /** Losses outside takeovers (a split-brain loser dropping its table). */
-  drops: Array<{ t: number; share: string; lost: number; lostAges: Array<[number, number]> }>;
+  drops: Array<{ t: number; share: string; lost: number; lostAges: Array<[number, number]>; lostProtected?: number; reason?: string; node?: string }>;
   shares: Record<string, ShareSummary>;
   /** Pair or share name → its shares. */
   sharesOf: Record<string, string[]>;

@@ -18,7 +18,7 @@
 import { CommandError } from '../../board/common/errors.ts';
 import { SeededRandom } from '../../board/common/random.ts';
 import type { PairConfig } from '../config/ha.ts';
-import type { FabricNode, FabricPair, FabricSupervisor, HaFabric, LostItem, NodeClocks } from '../ha/ha-fabric.ts';
+import type { FabricNode, FabricPair, FabricSupervisor, HaFabric, LossNote, LostItem, NodeClocks } from '../ha/ha-fabric.ts';
 import { seedHash } from '../ha/ha-fabric.ts';
 import type { PairLinkFactory, PairLinks } from '../ha/pair-link.ts';
 import type { RoleChange } from '../ha/node-ports.ts';
@@ -191,6 +191,10 @@ export class HaSimulator implements FabricSupervisor {
     this.audit();
   }
 
+  handoverAborted(e: { node: string; share: string; reason: string }): void {
+    this.rec?.timeline.push({ t: this.fabric.now(), type: 'handover-aborted', node: e.node, share: e.share, reason: e.reason });
+  }
+
   alarm(e: { at: number; node: string; share: string; alarm: string; raised: boolean }): void {
     this.rec?.timeline.alarm(this.fabric.now(), e);
   }
@@ -225,8 +229,8 @@ export class HaSimulator implements FabricSupervisor {
     return n;
   }
 
-  noteLoss(items: readonly LostItem[], share: string, tf: number): void {
-    this.rec?.ledger.noteLoss(items, share, tf);
+  noteLoss(items: readonly LostItem[], share: string, tf: number, note?: LossNote): void {
+    this.rec?.ledger.noteLoss(items, share, tf, note);
   }
 
   markFault(node: string): void {
@@ -328,6 +332,7 @@ export class HaSimulator implements FabricSupervisor {
     if (!rec) throw new Error('HaSimulator: a live simulator records no report');
     const f = this.fabric;
     const now = f.now();
+    f.model.settle?.();
     const shares: Record<string, ShareSummary> = {};
     for (const name of f.allShares()) {
       shares[name] = {

@@ -7,7 +7,7 @@
  * invariant 'protected-sessions'. Losses outside takeovers (a split-brain loser dropping its
  * table) are kept as drops. Totals by age feed the report. Pure.
  */
-import type { HaFabric, LostItem } from '../ha/ha-fabric.ts';
+import type { HaFabric, LossNote, LostItem } from '../ha/ha-fabric.ts';
 import type { ActivationKind } from '../ha/pair-machine.ts';
 import type { InvariantAudit } from './invariants.ts';
 import { classifyLoss } from './oracle.ts';
@@ -48,6 +48,12 @@ export interface DropReport {
   share: string;
   lost: number;
   lostAges: Array<[number, number]>;
+  /** With a LossNote's reason only: lost sessions the oracle protects (from its watermark). */
+  lostProtected?: number;
+  /** Why no takeover saved them (a move nobody claimed); absent for a split-brain loser's drop. */
+  reason?: string;
+  /** The node whose table lost them (with a reason). */
+  node?: string;
 }
 
 /** Loss totals over a run. */
@@ -105,27 +111,42 @@ export class TakeoverLedger {
     const faultAt = this.faults.lastFaultAt(prev) ?? this.faults.lastActionAt(share);
     const faultsAtTf = facts.stopFaults !== null ? Math.max(facts.stopFaults, this.faults.faultCount()) : this.faults.faultCount();
     const lostAges = facts.lost.map((c): [number, number] => [faultAt - c.createdAt, c.sessions]).sort((a, b) => b[0] - a[0]);
+    const from = facts.from ?? prev;
     const rep: TakeoverReport = {
-      share, from: prev, to: node, kind, epoch: act.epoch, notHot: act.notHot,
+      share, from, to: node, kind, epoch: act.epoch, notHot: act.notHot,
       faultAt, claimAt: now, forwardingAt: facts.forwardingAt, tf: facts.tf, detectionMs: now - faultAt, takeoverMs: facts.forwardingAt - faultAt,
       detectionIntervals: (now - faultAt) / cfg.heartbeatMs, faultsAtTf, loss, lostAges,
     };
     this.takeoverList.push(rep);
-    this.timeline.push({ t: now, type: 'takeover', share, from: prev, to: node, kind });
+    this.timeline.push({ t: now, type: 'takeover', share, from, to: node, kind });
     this.addLoss(loss);
     if (loss.lostProtected > 0 && faultsAtTf <= 1) {
-      this.invariants.violate('protected-sessions', `${share}: ${loss.lostProtected} protected sessions lost in the takeover ${prev} → ${node} (faults at t_f: ${faultsAtTf})`);
+      this.invariants.violate('protected-sessions', `${share}: ${loss.lostProtected} protected sessions lost in the takeover ${from} → ${node} (faults at t_f: ${faultsAtTf})`);
     }
   }
 
-  /** Records a loss outside a takeover (e.g. a split-brain loser dropping its table). */
-  noteLoss(items: readonly LostItem[], share: string, tf: number): void {
+  /**
+   * Records a loss outside a takeover: a split-brain loser dropping its table (no note), or sessions
+   * the hubs moved to a buddy that never took the share over (`note`: why, where, the last owner's
+   * acknowledged watermark — a timeline entry, and a 'protected-sessions' violation when protected
+   * sessions were lost while at most one component was faulty).
+   */
+  noteLoss(items: readonly LostItem[], share: string, tf: number, note?: LossNote): void {
     if (items.length === 0) return;
     const cfg = this.fabric.cfg;
-    const loss = classifyLoss(items, { tf, syncMinAgeMs: cfg.syncMinAgeMs, syncBatchMs: cfg.syncBatchMs, watermark: -Infinity, planned: false });
+    const loss = classifyLoss(items, { tf, syncMinAgeMs: cfg.syncMinAgeMs, syncBatchMs: cfg.syncBatchMs, watermark: note?.watermark ?? -Infinity, planned: false });
     this.addLoss(loss);
     const lostAges = items.map((c): [number, number] => [tf - c.createdAt, c.sessions]).sort((a, b) => b[0] - a[0]);
-    this.dropList.push({ t: tf, share, lost: loss.lost, lostAges });
+    if (note?.reason === undefined) {
+      this.dropList.push({ t: tf, share, lost: loss.lost, lostAges });
+      return;
+    }
+    this.dropList.push({ t: tf, share, lost: loss.lost, lostAges, lostProtected: loss.lostProtected, reason: note.reason, ...(note.node ? { node: note.node } : {}) });
+    this.timeline.push({ t: this.fabric.now(), type: 'loss', share, node: note.node ?? null, lost: loss.lost, protected: loss.lostProtected, reason: note.reason });
+    const faults = Math.max(note.faults ?? 0, this.faults.faultCount());
+    if (loss.lostProtected > 0 && faults <= 1) {
+      this.invariants.violate('protected-sessions', `${share}: ${loss.lostProtected} protected sessions lost with no takeover (${note.reason}; faults at t_f: ${faults})`);
+    }
   }
 
   /** Copies of the takeovers, drops and totals (JSON-safe). */

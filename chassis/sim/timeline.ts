@@ -17,7 +17,11 @@ export type TimelineEntry =
   | { t: number; type: 'hardware'; node: string; what: string; cause: string }
   | { t: number; type: 'takeover'; share: string; from: string | null; to: string; kind: ActivationKind | null }
   | { t: number; type: 'double-active'; share: string; nodes: string[]; until: number | null }
-  | { t: number; type: 'violation'; invariant: string; detail: string };
+  /** Sessions lost with no takeover (the hubs moved the share in hardware and nobody claimed it). */
+  | { t: number; type: 'loss'; share: string; node: string | null; lost: number; protected: number; reason: string }
+  | { t: number; type: 'violation'; invariant: string; detail: string }
+  /** An accepted planned switchover was abandoned on its timeout; the owner kept the share. */
+  | { t: number; type: 'handover-aborted'; node: string; share: string; reason: string };
 
 /** See the module header. */
 export class Timeline {

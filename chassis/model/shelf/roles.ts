@@ -33,6 +33,9 @@ function shareCode(key: string): number {
   return m ? Number(m[1]) & 0xff : 0;
 }
 
+/** Availability offset 06h "Transition to Degraded" (Table 42-2, type 0Ah): a planned switchover abandoned. */
+const DEGRADED_OFFSET = 0x06;
+
 /** Role commands (`shelf.roles`). */
 export class ShelfRoles {
   /** @param activeShmcChanged called when a role change moved the shelf-manager address */
@@ -90,6 +93,27 @@ export class ShelfRoles {
       throw e;
     }
     if (rt.cfg.kind === 'shmc' && wasActive !== frus.activeShmc()) this.activeShmcChanged();
+  }
+
+  /**
+   * The HA layer abandoned an accepted planned switchover on its timeout (the owner keeps the
+   * share): a SEL record of the controller's HA role sensor, availability offset 06h "Transition to
+   * Degraded" (IPMI v2.0 Table 42-2, type 0Ah); data 2 = `reasonCode` (1: the final sync was never
+   * acknowledged, 2: the standby did not take the offered handover), data 3 = epoch mod 256.
+   * Nothing else changes (the role stays active). @throws CommandError('unknown_fru' | 'bad_value')
+   */
+  handoverAborted(node: FruRef, reasonCode: 1 | 2, epoch: number): void {
+    const { frus } = this.ctx;
+    const rt = frus.get(node);
+    if (!Number.isInteger(epoch) || epoch < 0) throw new CommandError('bad_value', `epoch ${epoch} must be a non-negative integer`);
+    const roleSensor = eventSensor(rt.cfg, 'ha-role');
+    this.sel.log({
+      generatorId: frus.generatorFor(rt),
+      sensorType: roleSensor?.sensorType ?? (rt.cfg.kind === 'shmc' ? SENSOR_TYPE.managementSubsystemHealth : SENSOR_TYPE.moduleBoard),
+      sensorNumber: roleSensor?.number ?? 0xff,
+      eventDirType: READING_TYPE.availability,
+      eventData: [0xa0 | DEGRADED_OFFSET, reasonCode, epoch & 0xff],
+    });
   }
 
   /** Current roles of a node (key → role, epoch). @throws CommandError('unknown_fru') */

@@ -220,8 +220,8 @@ function step(w0: World, e: ModelEvent): World {
       w.interlock = !w.interlock;
       q.push(['A', lines(w, 'B')], ['B', lines(w, 'A')]);
       break;
-    case 'STALE': // x acts on an outdated reading of its peer's lines (the posted delivery has not run yet)
-      run(w, x, { ...lines(w, peerOf(x)), active: false, healthy: true }, q);
+    case 'STALE': // x acts on an outdated reading of its peer's lines (the posted delivery has not run yet): taken before the peer's claim, so ACTIVE low and the epoch register still 0
+      run(w, x, { ...lines(w, peerOf(x)), active: false, healthy: true, epoch: 0 }, q);
       break;
     case 'UPLINK':
       w.uplinkA = !w.uplinkA;
