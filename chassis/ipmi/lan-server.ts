@@ -228,6 +228,15 @@ export class LanServer implements LanServices, LoginHost {
     this.sessions.remove(s, 'closed');
   }
 
+  /**
+   * Ends every session and half-open login (the split shelf, when another ShMC process takes the
+   * shelf address: a real shelf manager's sessions die with it). Clients must log in again.
+   * @returns how many active sessions ended
+   */
+  endAllSessions(why: RemovalReason = 'failover'): number {
+    return this.sessions.removeAll(why);
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Hooks for payloads other than IPMI messages (SOL, docs/consoles.md)
 

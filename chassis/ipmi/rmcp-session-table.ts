@@ -37,7 +37,7 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
 };
 
 /** Why a session left the table. */
-export type RemovalReason = 'closed' | 'idle' | 'half-open-timeout' | 'evicted' | 'failed';
+export type RemovalReason = 'closed' | 'idle' | 'half-open-timeout' | 'evicted' | 'failed' | 'failover';
 
 /** Sessions of the LAN channel with their limits (see the module comment). */
 export class RmcpSessionTable {
@@ -137,6 +137,16 @@ export class RmcpSessionTable {
       this.byId.delete(s.id);
       this.onRemove(s, why);
     }
+  }
+
+  /** Removes every session, half-open logins included. @returns how many active sessions ended */
+  removeAll(why: RemovalReason): number {
+    let n = 0;
+    for (const s of [...this.byId.values()]) {
+      if (s.active) n++;
+      this.remove(s, why);
+    }
+    return n;
   }
 
   /**

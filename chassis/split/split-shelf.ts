@@ -10,7 +10,9 @@
  *   the process and running `atcasim shmc` again with exactly those flags (the `restart` port);
  * - the IPMI command layer behind the shelf address: the active ShMC relays each LAN datagram over
  *   the bus; it is handled by the shelf's LanServer (sessions, users, every command table) and the
- *   replies go back the same way; SEL changes (records added, deleted, cleared) are pushed to the active ShMC, before
+ *   replies go back the same way. The sessions belong to the ShMC process relaying them: when
+ *   another process takes the shelf address (a failover, a restarted ShMC) or the relaying one's
+ *   connection closes, every LAN session ends, as a real shelf manager's die with it; SEL changes (records added, deleted, cleared) are pushed to the active ShMC, before
  *   the reply of the request that caused them (the ShMC mirrors them to its standby and holds the
  *   reply until the standby committed: mirror.ts);
  * - the management state's source of truth is the active ShMC's database: a new active either loads
@@ -113,6 +115,8 @@ export class SplitShelf {
   private readonly connNode = new Map<BusConnection, ShmcNode>();
   private shelf: Shelf | undefined;
   private lan: LanServer | undefined;
+  /** The ShMC connection whose relay the LAN sessions belong to (the last that held the shelf address). */
+  private relay: Live | undefined;
   private lanTimer: TimerId | undefined;
   private readonly unsubs: Array<() => void> = [];
   private stopped = false;
@@ -286,6 +290,7 @@ export class SplitShelf {
     const l = this.live.get(node);
     if (!l || l.conn !== conn) return;
     this.live.delete(node);
+    if (this.relay === l) this.endSessions(`${node} (pid ${l.reg.pid}), which held the shelf address, is gone`);
     this.hw.disconnect(node);
     this.p.log.warn({ category: 'shmc', node, pid: l.reg.pid }, `${node}: bus connection lost (lines dropped)`);
     this.display(node, 'failed', l.epoch);
@@ -445,6 +450,16 @@ export class SplitShelf {
     }
   }
 
+  /**
+   * The LAN sessions belonged to the ShMC process that held the shelf address: they end with it
+   * (clients see their session end and log in again to the new active at the same address).
+   */
+  private endSessions(why: string): void {
+    this.relay = undefined;
+    const n = this.lan?.endAllSessions('failover') ?? 0;
+    if (n > 0) this.p.log.info({ category: 'ipmi-sessions', ended: n }, `${n} IPMI session${n === 1 ? '' : 's'} ended: ${why}`);
+  }
+
   private activeLive(): Live | undefined {
     for (const l of this.live.values()) if (l.role === 'active' && this.hw.view(l.reg.node).self.active) return l;
     return undefined;
@@ -456,6 +471,8 @@ export class SplitShelf {
       // Cannot happen in order (a ShMC loads or asks before it binds the shelf address): dropped.
       this.unloadedIpmi++;
     } else if (this.lan && l.role === 'active') {
+      if (this.relay !== l) this.endSessions(`${l.reg.node} (pid ${l.reg.pid}) holds the shelf address`);
+      this.relay = l;
       try {
         for (const r of this.lan.handleDatagram(Buffer.from(m.data, 'base64'), { address: m.address, port: m.port }, this.p.clock.now())) {
           replies.push(Buffer.from(r).toString('base64'));

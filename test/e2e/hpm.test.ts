@@ -21,7 +21,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeComponentImage, parseComponentImage } from '../../chassis/ipmi/hpm/component-image.ts';
+import { parseComponentImage } from '../../chassis/ipmi/hpm/component-image.ts';
 import { encodeHpmImage, parseHpmImage, type HpmAction } from '../../chassis/ipmi/hpm/image.ts';
 import { ATCASIM_BIN, startHeadless, TEST_ADMIN, type HeadlessEmulator, type LogLine } from '../support/headless.ts';
 import { repoRoot } from '../support/shared.ts';

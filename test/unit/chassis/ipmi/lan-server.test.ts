@@ -312,6 +312,21 @@ describe('session, channel and user commands', () => {
     expect(a.request(0x06, 0x01)).toBeUndefined();
     expect(server.stats().activeSessions).toBe(0);
   });
+
+  it('endAllSessions (a split shelf failover) ends every session and half-open login; clients log in again', () => {
+    const { admin, wire, server } = setup();
+    const a = admin();
+    const b = new Ipmi15Client(wire, 'admin', 'adminpass');
+    expect(b.login().ok).toBe(true);
+    const ended: string[] = [];
+    server.onSessionEnd((s, why) => ended.push(`${s.kind} ${why}`));
+    expect(server.endAllSessions()).toBe(2);
+    expect(ended.sort()).toEqual(['ipmi15 failover', 'rmcp+ failover']);
+    expect(a.request(0x06, 0x01)).toBeUndefined();
+    expect(b.request(0x06, 0x01)).toBeUndefined();
+    expect(server.stats().activeSessions).toBe(0);
+    expect(admin().request(0x06, 0x01)!.cc).toBe(0);
+  });
 });
 
 describe('responses are built from explicit lengths', () => {

@@ -120,6 +120,7 @@ function world() {
     },
     tick: () => undefined,
     attachTransport: () => () => {},
+    endAllSessions: () => 0,
   } as unknown as LanServer;
   split.attachLan(lan, 6230);
 
