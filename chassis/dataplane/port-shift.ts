@@ -20,8 +20,13 @@
  *
  * Hot path: no allocation, no division per packet (the loop's shifts are precomputed).
  */
-import type { FlowTuple } from '../../board/packet/flow-tuple.ts';
+import type { FlowTuple, PacketView } from '../../board/packet/flow-tuple.ts';
 import type { ParsedPacket } from '../../board/packet/parsed-packet.ts';
+
+/** Where a shifted packet goes (traffic.ts PacketSink; DataPlane implements it). */
+interface Sink {
+  deliver(pkt: PacketView, now: number): number;
+}
 
 /** The per-loop shift of high (≥ 1024) client ports; coprime with 64512. */
 export const PORT_SHIFT_HIGH = 4099;
@@ -42,20 +47,13 @@ export function shiftPort(p: number, L: number): number {
 }
 
 /**
- * The shift of one loop, applied to parsed packets: `apply` rewrites a packet's ports (tuples
- * and bytes), `restore` puts the captured bytes back after delivery.
+ * The shift of one loop, applied to parsed packets: `deliver` rewrites a packet's ports (tuples
+ * and bytes), delivers it and puts the captured bytes back.
  */
 export class PortShift {
   /** Shifts of the loop in progress (see shiftPort): high ports, low ports. */
   private hi = 0;
   private lo = 0;
-  // what `apply` changed, for `restore`
-  private buf: Uint8Array | null = null;
-  private l4 = 0;
-  private sp = 0;
-  private dp = 0;
-  private ckOff = -1;
-  private ck = 0;
 
   /** Sets the loop whose shift `apply` uses (0: no shift). */
   setLoop(L: number): void {
@@ -81,12 +79,13 @@ export class PortShift {
   }
 
   /**
-   * Shifts the ports of a packet whose outer tuple has ports: the outer tuple (and the inner one
+   * Shifts the ports of a packet whose outer tuple has ports — the outer tuple (and the inner one
    * when there is no tunnel), the quoted tuple of an ICMP error, and the outer L4 header's bytes
-   * with their TCP/UDP checksum when they were captured.
-   * @returns true when bytes were rewritten: call `restore(p)` after delivery
+   * with their TCP/UDP checksum when they were captured — delivers it to `sink`, and puts the
+   * captured bytes back. One method, so what is restored stays in locals across the delivery.
+   * @returns what `sink.deliver` returned
    */
-  apply(p: ParsedPacket): boolean {
+  deliver(p: ParsedPacket, now: number, sink: Sink): number {
     const t = p.outer;
     const sp = t.sport;
     const dp = t.dport;
@@ -96,9 +95,9 @@ export class PortShift {
     const l4 = p.start + t.l4Offset;
     const end = p.start + p.caplen;
     const patch = t.l4Offset >= 0 && l4 + 4 <= end;
+    let ckOff = -1;
+    let ck = 0;
     if (patch) {
-      let ckOff = -1;
-      let ck = 0;
       if (t.proto === 6 && l4 + 18 <= end) ckOff = l4 + 16;
       else if (t.proto === 17 && l4 + 8 <= end) ckOff = l4 + 6;
       if (ckOff >= 0) {
@@ -120,12 +119,6 @@ export class PortShift {
         b[ckOff] = nck >>> 8;
         b[ckOff + 1] = nck & 0xff;
       }
-      this.buf = b;
-      this.l4 = l4;
-      this.sp = sp;
-      this.dp = dp;
-      this.ckOff = ckOff;
-      this.ck = ck;
     }
     t.sport = nsp;
     t.dport = ndp;
@@ -134,23 +127,17 @@ export class PortShift {
       p.inner.dport = ndp;
     }
     if (p.icmpError === true && p.quoted.hasPorts === true) this.shiftTuple(p.quoted);
-    return patch;
-  }
-
-  /** Puts back the bytes the last `apply` that returned true rewrote. */
-  restore(): void {
-    const b = this.buf;
-    if (b === null) return;
-    const l4 = this.l4;
-    b[l4] = this.sp >>> 8;
-    b[l4 + 1] = this.sp & 0xff;
-    b[l4 + 2] = this.dp >>> 8;
-    b[l4 + 3] = this.dp & 0xff;
-    const ckOff = this.ckOff;
-    if (ckOff >= 0) {
-      b[ckOff] = this.ck >>> 8;
-      b[ckOff + 1] = this.ck & 0xff;
+    const r = sink.deliver(p, now);
+    if (patch) {
+      b[l4] = sp >>> 8;
+      b[l4 + 1] = sp & 0xff;
+      b[l4 + 2] = dp >>> 8;
+      b[l4 + 3] = dp & 0xff;
+      if (ckOff >= 0) {
+        b[ckOff] = ck >>> 8;
+        b[ckOff + 1] = ck & 0xff;
+      }
     }
-    this.buf = null;
+    return r;
   }
 }

@@ -420,9 +420,7 @@ export class TrafficSource implements CaptureHandler {
     if (this.loop > 0 && this.shiftPorts === true) {
       const ps = this.portShift;
       if (p.outer.family !== 0 && p.outer.hasPorts === true) {
-        const patched = ps.apply(p);
-        this.sink.deliver(p, now);
-        if (patched === true) ps.restore();
+        ps.deliver(p, now, this.sink);
         return;
       }
       if (p.icmpError === true && p.quoted.hasPorts === true) ps.shiftTuple(p.quoted);

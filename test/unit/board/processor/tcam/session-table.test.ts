@@ -334,6 +334,23 @@ describe('SessionTable records', () => {
     expect(() => dst.upsertRecord({ ...rec, state: 0 }, 0)).toThrow(RangeError);
   });
 
+  it('calls onCreate for every entry (re)used for a new session: insert and upsertRecord, not hits', () => {
+    const t = new SessionTable({ capacity: 2 });
+    const created: number[] = [];
+    t.onCreate = (e) => created.push(e);
+    t.loadKey(tcp('10.0.0.1', 40000, '192.0.2.10', 80, SYN).outer);
+    const a = t.insert(1_000, 0, 0, S.SYN_RECV);
+    t.applyPacket(a, ACK, true, 1_001);
+    const rec = t.readRecord(a, newSessionRecord());
+    t.remove(a, RemoveReason.DELETED);
+    const b = t.upsertRecord(rec, 1_002);
+    // the freed entry is reused, and the hook says so again
+    expect(b).toBe(a);
+    t.loadKey(tcp('10.0.0.2', 40001, '192.0.2.10', 80, SYN).outer);
+    const c = t.insert(1_003, 0, 0, S.SYN_RECV);
+    expect(created).toEqual([a, b, c]);
+  });
+
   it('reports its memory: about 53.6 bytes per IPv4 entry', () => {
     const t = new SessionTable({ capacity: 1_500_000, maxRealServers: 1 });
     const per = t.memoryBytes() / t.capacity;
