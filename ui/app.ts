@@ -20,6 +20,8 @@ import { keyToCommand, moveSelection, runCommand } from './keymap.ts';
 import { DetailPanel } from './panels/detail.ts';
 import { EventsPanel } from './panels/events.ts';
 import { HelpPanel } from './panels/help.ts';
+import { HaStatusPanel } from './panels/ha-status.ts';
+import { formatStatus, type ShelfStatus } from '../chassis/runtime/status-snapshot.ts';
 import { ShelfPanel } from './panels/shelf.ts';
 import { StatusPanel } from './panels/status.ts';
 import { buildViewModel, selectedFru, selectionOrder, type UiState } from './view-model.ts';
@@ -31,6 +33,8 @@ export interface TuiSource {
   readonly commands: OperatorCommands;
   /** Calls `fn` on every shelf event (to re-render promptly). @returns unsubscribe */
   subscribe(fn: () => void): () => void;
+  /** The HA status for the `a` overlay (chassis/runtime/status-snapshot.ts); without it `a` says so. */
+  status?(): ShelfStatus;
 }
 
 /** Options of the TUI. */
@@ -64,6 +68,9 @@ export class TuiApp {
   private readonly eventsPanel: EventsPanel;
   private readonly statusPanel: StatusPanel;
   private readonly helpPanel: HelpPanel;
+  private readonly haStatusPanel: HaStatusPanel;
+  /** The HA status overlay is open. */
+  private haStatus = false;
   private readonly unsubscribe: () => void;
   private timer: TimerId | undefined;
   private dirty = true;
@@ -103,6 +110,7 @@ export class TuiApp {
     this.eventsPanel = new EventsPanel(this.screen);
     this.statusPanel = new StatusPanel(this.screen);
     this.helpPanel = new HelpPanel(this.screen);
+    this.haStatusPanel = new HaStatusPanel(this.screen);
     this.screen.on('keypress', (ch: string | undefined, key: Widgets.Events.IKeyEventArg | undefined) => this.onKey(ch, key));
     this.screen.on('resize', () => this.requestRender());
     this.unsubscribe = opts.source.subscribe(() => this.requestRender());
@@ -144,6 +152,7 @@ export class TuiApp {
       selected: this.ui.selected,
       ...(fru ? { selectedState: fru.state, selectedKind: fru.kind } : {}),
       help: this.ui.help,
+      haStatus: this.haStatus,
       page: Math.max(1, this.ui.height - 16),
     });
     if (!cmd) return;
@@ -156,6 +165,13 @@ export class TuiApp {
         break;
       case 'close-help':
         this.ui.help = false;
+        break;
+      case 'ha-status':
+        if (this.opts.source.status) this.haStatus = true;
+        else this.ui.message = { text: 'HA status: not available in this run', level: 'info' };
+        break;
+      case 'close-ha-status':
+        this.haStatus = false;
         break;
       case 'scroll':
         this.ui.detailScroll = Math.max(0, this.ui.detailScroll + cmd.by);
@@ -196,6 +212,7 @@ export class TuiApp {
     this.eventsPanel.update(vm);
     this.statusPanel.update(vm);
     this.helpPanel.update(vm);
+    this.haStatusPanel.update(this.haStatus && this.opts.source.status ? formatStatus(this.opts.source.status()) : undefined, this.ui.width, this.ui.height);
     this.screen.render();
   }
 

@@ -27,6 +27,8 @@ export type UiCommand =
   | { kind: 'not-redundant'; target: string }
   | { kind: 'help' }
   | { kind: 'close-help' }
+  | { kind: 'ha-status' }
+  | { kind: 'close-ha-status' }
   | { kind: 'quit' };
 
 /** What the keymap needs to know about the UI. */
@@ -39,6 +41,8 @@ export interface KeyContext {
   selectedKind?: string;
   /** The help overlay is open. */
   help: boolean;
+  /** The HA status overlay (`a`) is open. */
+  haStatus?: boolean;
   /** Lines the detail pane scrolls per PgUp/PgDn. */
   page?: number;
 }
@@ -53,6 +57,7 @@ export const SWITCHOVER_PAIR = 'shmc';
 export function keyToCommand(key: string, ctx: KeyContext): UiCommand | undefined {
   if (key === 'C-c') return { kind: 'quit' };
   if (ctx.help) return key === 'q' ? { kind: 'quit' } : { kind: 'close-help' };
+  if (ctx.haStatus) return key === 'q' ? { kind: 'quit' } : { kind: 'close-ha-status' };
   const target = ctx.selected;
   switch (key) {
     case 'left':
@@ -95,6 +100,8 @@ export function keyToCommand(key: string, ctx: KeyContext): UiCommand | undefine
       return { kind: 'hang', target };
     case '?':
       return { kind: 'help' };
+    case 'a':
+      return { kind: 'ha-status' };
     case 'q':
     case 'escape':
       return key === 'q' ? { kind: 'quit' } : undefined;

@@ -156,7 +156,7 @@ export const HELP_LINES: readonly string[] = [
   'f   inject a payload fault        r   repair',
   's   switchover: on a ShMC the ShMC pair; on a processor board its share',
   'w   hang the selected node (it stops feeding its watchdog)',
-  'PgUp/PgDn  scroll the detail pane',
+  'PgUp/PgDn  scroll the detail pane    a   HA status (atcasim status)',
   '?   this help (any key closes)    q   quit (Ctrl-C too)',
 ];
 

@@ -46,7 +46,7 @@ import { Emulator, probeInput, type IpmiListen } from '../runtime/emulator.ts';
 import { logEmulatorEvents } from '../runtime/event-log.ts';
 import { ServiceLog } from '../runtime/service-log.ts';
 import { registerShelfOps } from '../runtime/shelf-control-ops.ts';
-import { statusSnapshot } from '../runtime/status-snapshot.ts';
+import { statusSnapshot, type ShelfStatus } from '../runtime/status-snapshot.ts';
 import { statsLine } from '../runtime/stats-line.ts';
 import type { CliContext } from './context.ts';
 import { readConfigText } from './read-file.ts';
@@ -209,6 +209,8 @@ interface RunningStart {
   adminNote: string | undefined;
   /** The control socket `<db>.ctl` (chassis/io/control-server.ts). */
   control: ControlServer;
+  /** The HA status now (`atcasim status`, the TUI's `a`). */
+  status: () => ShelfStatus;
 }
 
 /**
@@ -254,7 +256,8 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
     }
     live = r;
   }
-  const control = await startControl(em, inputs.dbPath, loggers.log, clock, t0);
+  const status = shelfStatusOf(em, clock, t0);
+  const control = await startControl(em, inputs.dbPath, loggers.log, status);
   if (typeof control === 'string') {
     live?.close();
     await snmp?.stop();
@@ -263,7 +266,18 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
     return fail(control);
   }
   const adminNote = announceStart(o, ctx, me, em, loggers, inputs);
-  return await serveUntilStopped({ o, ctx, me, em, split, snmp, live, loggers, clock, t0, dbPath: inputs.dbPath, adminNote, control });
+  return await serveUntilStopped({ o, ctx, me, em, split, snmp, live, loggers, clock, t0, dbPath: inputs.dbPath, adminNote, control, status });
+}
+
+/** The HA status of the running shelf, built on each call (the control socket's `status`, the TUI's `a`). */
+function shelfStatusOf(em: Emulator, clock: SystemClock, t0: number): () => ShelfStatus {
+  const service = new ServiceLog();
+  em.shelf.on('hotswap', (e) => service.onHotSwap(e));
+  return () => {
+    const now = clock.now();
+    const lostByAge = em.ha?.lostByAge?.();
+    return statusSnapshot({ view: em.view(), pairs: em.config.ha.pairs, ...(lostByAge ? { lostByAge } : {}), service, now, uptimeMs: now - t0 });
+  };
 }
 
 /**
@@ -271,15 +285,9 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
  * `lb`, …): every part's ops are registered here, on one ControlOps.
  * @returns the server, or the one-line reason it could not start
  */
-async function startControl(em: Emulator, dbPath: string, log: ProcessLoggers['log'], clock: SystemClock, t0: number): Promise<ControlServer | string> {
+async function startControl(em: Emulator, dbPath: string, log: ProcessLoggers['log'], status: () => ShelfStatus): Promise<ControlServer | string> {
   const ops = new ControlOps();
-  const service = new ServiceLog();
-  em.shelf.on('hotswap', (e) => service.onHotSwap(e));
-  registerShelfOps(ops, em, () => {
-    const now = clock.now();
-    const lostByAge = em.ha?.lostByAge?.();
-    return statusSnapshot({ view: em.view(), pairs: em.config.ha.pairs, ...(lostByAge ? { lostByAge } : {}), service, now, uptimeMs: now - t0 });
-  });
+  registerShelfOps(ops, em, status);
   try {
     return await ControlServer.start({ dbPath, ops, log });
   } catch (e) {
@@ -604,7 +612,7 @@ function serveTui(run: RunningStart, state: ServeState, shutdown: (reason: strin
     .then(({ TuiApp }) => {
       if (state.shuttingDown) return;
       const app = new TuiApp({
-        source: em,
+        source: { view: () => em.view(), rsTable: (slot) => em.rsTable(slot), commands: em.commands, subscribe: (fn) => em.subscribe(fn), status: run.status },
         clock,
         log,
         onQuit: () => shutdown('quit'),

@@ -20,6 +20,7 @@ import type { CliContext } from './context.ts';
 
 interface StatusOptions {
   db?: string;
+  host?: string;
   json?: boolean;
   /** Seconds between refreshes, or true for the default (2 s). */
   watch?: number | true;
@@ -39,6 +40,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--db <file>', 'the running shelf\'s database (as given to atcasim start)')
     .option('--json', 'one JSON object (--watch: one per line)')
     .option('--watch [seconds]', 'refresh every SECONDS (default 2) until Ctrl-C', secondsArg)
+    .option('-H, --host <host>', 'ask over IPMI as clia does (not implemented yet: use --db on the shelf\'s machine)')
     .action(async (o: StatusOptions) => {
       ctx.setExit(await runStatus(o, ctx));
     });
@@ -49,6 +51,10 @@ export function register(program: Command, ctx: CliContext): void {
  * @returns the exit status
  */
 export async function runStatus(o: StatusOptions, ctx: CliContext): Promise<number> {
+  if (o.host !== undefined) {
+    ctx.stderr.write('atcasim status: asking over IPMI (-H) is not implemented yet; run it on the shelf\'s machine with --db FILE\n');
+    return 2;
+  }
   const db = resolve(o.db ?? defaultDbPath());
   const once = async (): Promise<number> => {
     let s: ShelfStatus;

@@ -148,22 +148,22 @@ export function statusSnapshot(i: StatusInput): ShelfStatus {
 
 const secs = (ms: number | null): string => (ms === null ? '-' : `${(ms / 1000).toFixed(1)} s`);
 
-/** The status as text for a terminal (`atcasim status`), at most 80 columns wide. */
+/** The status as text for a terminal (`atcasim status`, the TUI's overlay), at most 78 columns wide (80 with a border). */
 export function formatStatus(s: ShelfStatus): string {
   const out: string[] = [`Shelf "${s.shelf}", up ${s.uptime_s.toFixed(1)} s, HA ${s.ha ? 'on' : 'off'}`, ''];
   if (s.ha) {
-    out.push('SHARE       OWNER   MEMBER  ROLE           EPOCH  HEARTBEAT  SYNC LAG  WATCHDOG');
+    out.push('SHARE      OWNER  MEMBER ROLE          EPOCH  HEARTBEAT  SYNC LAG  WATCHDOG');
     for (const sh of s.shares) {
       sh.members.forEach((m, k) => {
-        const head = k === 0 ? `${sh.share.padEnd(11)} ${(sh.owner ?? 'NONE').padEnd(7)}` : ' '.repeat(19);
-        out.push(`${head} ${m.node.padEnd(7)} ${m.role.padEnd(14)} ${String(m.epoch).padStart(5)}  ${secs(m.heartbeat_age_ms).padStart(9)}  ${secs(m.sync_lag_ms).padStart(8)}  ${secs(m.watchdog_left_ms).padStart(8)}`);
+        const head = k === 0 ? `${sh.share.padEnd(10)} ${(sh.owner ?? 'NONE').padEnd(6)}` : ' '.repeat(17);
+        out.push(`${head} ${m.node.padEnd(6)} ${m.role.padEnd(13)} ${String(m.epoch).padStart(5)}  ${secs(m.heartbeat_age_ms).padStart(9)}  ${secs(m.sync_lag_ms).padStart(8)}  ${secs(m.watchdog_left_ms).padStart(8)}`);
       });
     }
     out.push('');
     if (s.alarms.length === 0) out.push('Alarms: none');
     else {
       out.push('Alarms:');
-      for (const a of s.alarms) out.push(`  ${a.alarm.padEnd(22)} ${a.node.padEnd(7)} ${a.share.padEnd(11)} for ${secs(a.age_ms)}`);
+      for (const a of s.alarms) out.push(`  ${a.alarm.padEnd(22)} ${a.node.padEnd(6)} ${a.share.padEnd(10)} for ${secs(a.age_ms)}`);
     }
   }
   const l = s.sessions_lost;

@@ -50,6 +50,9 @@ describe('atcasim status', () => {
     const r = atcasim(['status', '--db', join(dir, 'none.db')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^atcasim status: no shelf running for .*none\.db \(no control socket .*none\.db\.ctl/);
+    const ipmi = atcasim(['status', '-H', '127.0.0.1']);
+    expect(ipmi.code).toBe(2);
+    expect(ipmi.stderr).toBe("atcasim status: asking over IPMI (-H) is not implemented yet; run it on the shelf's machine with --db FILE\n");
   });
 
   it('before and after a board crash: owner, epoch, alarm, lost by age, out of service', async () => {

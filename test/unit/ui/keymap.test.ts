@@ -156,3 +156,13 @@ describe('runCommand', () => {
     });
   });
 });
+
+describe('the HA status overlay key', () => {
+  it('a opens it; while open any key closes it without acting, q still quits', () => {
+    const ctx = { selected: 'slot3', selectedState: 4 as const, selectedKind: 'processor', help: false };
+    expect(keyToCommand('a', ctx)).toEqual({ kind: 'ha-status' });
+    expect(keyToCommand('x', { ...ctx, haStatus: true })).toEqual({ kind: 'close-ha-status' });
+    expect(keyToCommand('q', { ...ctx, haStatus: true })).toEqual({ kind: 'quit' });
+    expect(keyToCommand('x', ctx)).toMatchObject({ kind: 'open-handle' });
+  });
+});
