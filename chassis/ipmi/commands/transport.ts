@@ -4,9 +4,11 @@
  * 1.5 is on, NONE only with the insecure option), and parameters 22–24 list only the RMCP+ cipher
  * suites actually offered with their real IDs and privilege limits (ipmi_sim numbered them 1..15
  * and claimed all of them, research §S.2). ARP control (10, 11) and the bad-password threshold
- * (26) answer 80h ("parameter not supported"), which ipmitool omits from its listing.
+ * (26) answer 80h ("parameter not supported"), which ipmitool omits from its listing. Set LAN
+ * Configuration Parameters (§23.1) writes the community string and the alert destinations
+ * (17–19: PET traps, chassis/ipmi/pef/).
  */
-import { AuthType, IpmiError, NetFn, expectLength } from '../codes.ts';
+import { AuthType, CompletionCode, IpmiError, NetFn, expectLength } from '../codes.ts';
 import type { CommandDef } from '../controller.ts';
 import type { LanServices } from '../lan-services.ts';
 import { lanChannel } from './session.ts';
@@ -15,6 +17,8 @@ import { lanChannel } from './session.ts';
 export const LAN_PARAM_REVISION = 0x11;
 /** Completion code for an unsupported parameter. */
 export const CC_PARAM_NOT_SUPPORTED = 0x80;
+/** Completion code for a write to a read-only parameter (§23.1). */
+export const CC_PARAM_READ_ONLY = 0x82;
 
 function ipv4(text: string): number[] {
   const parts = text.split('.').map(Number);
@@ -64,6 +68,11 @@ export function lanParameter(lan: LanServices, param: number): number[] | undefi
       Buffer.from(c.communityString, 'latin1').subarray(0, 18).forEach((b, i) => (out[i] = b));
       return out;
     }
+    case 17:
+      return [(c.alertDestinations.length - 1) & 0x0f];
+    case 18:
+    case 19:
+      return undefined; // need a set selector: alertDestinationParameter
     case 20:
       return c.vlanId ? [c.vlanId & 0xff, 0x80 | ((c.vlanId >> 8) & 0x0f)] : [0, 0];
     case 21:
@@ -84,6 +93,74 @@ export function lanParameter(lan: LanServices, param: number): number[] | undefi
   }
 }
 
+/** Parameters 18 (destination type) and 19 (destination addresses) of destination `set`. @throws IpmiError(C9h) */
+export function alertDestinationParameter(lan: LanServices, param: 18 | 19, set: number): number[] {
+  const d = lan.lanConfig.alertDestinations[set & 0x0f];
+  if (!d || set & 0xf0) throw new IpmiError(CompletionCode.ParameterOutOfRange, `alert destination ${set} out of range 0..${lan.lanConfig.alertDestinations.length - 1}`);
+  if (param === 18) return [set, (d.acknowledge ? 0x80 : 0) | (d.type & 0x07), d.ackTimeoutSec & 0xff, d.retries & 0x07];
+  return [set, 0x00, d.gateway & 0x01, ...ipv4(d.ip), ...mac(d.mac)];
+}
+
+/**
+ * Set LAN Configuration Parameters (IPMI v2.0 §23.1): the SNMP community string (16), the alert
+ * destination type (18) and addresses (19) — what PET alerts use — and set in progress (0).
+ * Others `ipmitool lan set` writes (addresses, gateways, VLAN, auth types, cipher privileges) are
+ * refused with 82h (read only): the emulated LAN interface is the socket the shelf was started on.
+ * Senseless alert destinations are refused with CCh: a reserved destination type (1–5), a retry
+ * count above 7, an address format other than IPv4 (0), a gateway selector above 1, an address
+ * 0.x.x.x other than 0.0.0.0 (unset), multicast or the limited broadcast 255.255.255.255.
+ * @throws IpmiError 80h unknown parameter, 82h read only, C7h length, C9h selector, CCh value
+ */
+export function setLanParameter(lan: LanServices, param: number, data: Uint8Array): void {
+  const c = lan.lanConfig;
+  const bad = (m: string) => new IpmiError(CompletionCode.InvalidDataField, m);
+  const need = (n: number) => {
+    if (data.length !== n) throw new IpmiError(CompletionCode.RequestDataLengthInvalid, `LAN parameter ${param}: ${data.length} data bytes, ${n} expected`);
+  };
+  switch (param) {
+    case 0:
+      need(1);
+      if (data[0]! & 0xfc || (data[0]! & 3) === 3) throw bad(`set in progress value ${data[0]}`);
+      return;
+    case 16: {
+      need(18);
+      const end = data.indexOf(0);
+      c.communityString = Buffer.from(data.subarray(0, end < 0 ? 18 : end)).toString('latin1');
+      return;
+    }
+    case 18: {
+      need(4);
+      const d = destination(lan, data[0]!);
+      const type = data[1]! & 0x07;
+      if (data[1]! & 0x78) throw bad('alert destination type reserved bits');
+      if (type >= 1 && type <= 5) throw bad(`alert destination type ${type} is reserved (0 PET trap, 6/7 OEM)`);
+      if (data[3]! & 0xf8) throw bad(`alert retries ${data[3]} (0..7)`);
+      Object.assign(d, { type, acknowledge: (data[1]! & 0x80) !== 0, ackTimeoutSec: data[2]!, retries: data[3]! & 0x07 });
+      return;
+    }
+    case 19: {
+      need(13);
+      const d = destination(lan, data[0]!);
+      if (data[1]! >> 4 !== 0) throw bad(`alert address format ${data[1]! >> 4}: only IPv4 (0) is supported`);
+      if (data[1]! & 0x0f || data[2]! & 0xfe) throw bad('alert destination address reserved bits');
+      const [a, b, x, y] = [data[3]!, data[4]!, data[5]!, data[6]!];
+      const unset = a === 0 && b === 0 && x === 0 && y === 0;
+      if (!unset && (a === 0 || a >= 224)) throw bad(`alert destination ${a}.${b}.${x}.${y} is not a unicast host address`);
+      Object.assign(d, { gateway: data[2]! & 1, ip: `${a}.${b}.${x}.${y}`, mac: [...data.subarray(7, 13)].map((v) => v.toString(16).padStart(2, '0')).join(':') });
+      return;
+    }
+    default:
+      if (lanParameter(lan, param) !== undefined || param === 18 || param === 19) throw new IpmiError(CC_PARAM_READ_ONLY, `LAN parameter ${param} is read only here`);
+      throw new IpmiError(CC_PARAM_NOT_SUPPORTED, `LAN parameter ${param} not supported`);
+  }
+}
+
+function destination(lan: LanServices, set: number) {
+  const d = lan.lanConfig.alertDestinations[set & 0x0f];
+  if (!d || set & 0xf0) throw new IpmiError(CompletionCode.ParameterOutOfRange, `alert destination ${set} out of range 0..${lan.lanConfig.alertDestinations.length - 1}`);
+  return d;
+}
+
 /** The Transport command definitions bound to the LAN server. */
 export function transportCommands(lan: LanServices): CommandDef[] {
   return [
@@ -95,9 +172,20 @@ export function transportCommands(lan: LanServices): CommandDef[] {
         expectLength(req.data, 4);
         lanChannel(lan, ctx, req.data[0]!);
         if (req.data[0]! & 0x80) return Uint8Array.of(LAN_PARAM_REVISION);
-        const data = lanParameter(lan, req.data[1]!);
+        const p = req.data[1]!;
+        const data = p === 18 || p === 19 ? alertDestinationParameter(lan, p, req.data[2]!) : lanParameter(lan, p);
         if (!data) throw new IpmiError(CC_PARAM_NOT_SUPPORTED, `LAN parameter ${req.data[1]} not supported`);
         return Uint8Array.from([LAN_PARAM_REVISION, ...data]);
+      },
+    },
+    {
+      netFn: NetFn.Transport,
+      cmd: 0x01,
+      name: 'Set LAN Configuration Parameters',
+      handler: (req, ctx) => {
+        if (req.data.length < 3) throw new IpmiError(CompletionCode.RequestDataLengthInvalid, 'Set LAN Configuration Parameters: channel, parameter and data');
+        lanChannel(lan, ctx, req.data[0]!);
+        setLanParameter(lan, req.data[1]!, req.data.subarray(2));
       },
     },
   ];
