@@ -2,9 +2,9 @@
  * Sends the shelf manager's PEF alerts (chassis/ipmi/pef/pef-engine.ts `AlertPort`) as SNMPv1
  * Traps through net-snmp: enterprise 1.3.6.1.4.1.3183.1.1, generic trap 6, the PET's specific trap
  * number, agent address the shelf's LAN address, and the one PET variable binding (an OCTET STRING,
- * chassis/ipmi/pef/pet.ts). One net-snmp session per destination and community, kept until
- * `close`. A send that fails (socket error) is counted and logged; PETs are not retried or
- * acknowledged.
+ * chassis/ipmi/pef/pet.ts). One net-snmp session (a UDP socket) per trap, closed once the trap is
+ * sent, so an idle sender holds no socket and never keeps the process alive. A send that fails
+ * (socket error) is counted and logged; PETs are not retried or acknowledged.
  */
 import snmp, { type Session } from 'net-snmp';
 import type { Logger } from '../../board/common/logger.ts';
@@ -23,19 +23,21 @@ export interface PetSenderOptions {
 /** See the module header. */
 export class PetSender implements AlertPort {
   readonly counters = { sent: 0, failed: 0 };
-  private readonly sessions = new Map<string, Session>();
+  private readonly open = new Set<Session>();
 
   constructor(private readonly opts: PetSenderOptions) {}
 
   sendPet(ip: string, community: string, trap: PetTrap): void {
-    const key = `${ip}/${community}`;
-    let session = this.sessions.get(key);
-    if (!session) {
-      session = snmp.createSession(ip, community, { version: snmp.Version1, trapPort: this.opts.trapPort ?? 162, transport: 'udp4' });
-      session.on('error', (e) => this.opts.log.warn({ category: 'pet', ip, err: String(e) }, 'PET session error'));
-      this.sessions.set(key, session);
-    }
+    const session = snmp.createSession(ip, community, { version: snmp.Version1, trapPort: this.opts.trapPort ?? 162, transport: 'udp4' });
+    session.on('error', (e) => this.opts.log.warn({ category: 'pet', ip, err: String(e) }, 'PET session error'));
+    this.open.add(session);
     const done = (e: Error | null) => {
+      this.open.delete(session);
+      try {
+        session.close();
+      } catch {
+        // already closed
+      }
       if (e) {
         this.counters.failed++;
         this.opts.log.warn({ category: 'pet', ip, err: String(e) }, 'PET not sent');
@@ -48,15 +50,15 @@ export class PetSender implements AlertPort {
     }
   }
 
-  /** Closes the sessions. Never throws. */
+  /** Closes sessions whose trap is still being sent. Never throws. */
   close(): void {
-    for (const s of this.sessions.values()) {
+    for (const s of this.open) {
       try {
         s.close();
       } catch {
         // already closed
       }
     }
-    this.sessions.clear();
+    this.open.clear();
   }
 }
