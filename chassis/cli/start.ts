@@ -30,6 +30,7 @@ import { parseShelfConfig } from '../config/shelf-config.ts';
 import { memoryInput, type TrafficInput } from '../dataplane/traffic.ts';
 import { CaptureFileReader } from '../io/capture-file.ts';
 import { nodeCryptoRandom } from '../io/crypto-random.ts';
+import { PetSender } from '../io/pet-sender.ts';
 import { DEFAULT_SHELF_NAME, defaultDbPath, readDefaultShelfYaml } from '../io/data-dir.ts';
 import { createLoggers, isLogLevel, LOG_LEVELS, type LogLevel, type ProcessLoggers } from '../io/logger.ts';
 import { ControlServer } from '../io/control-server.ts';
@@ -435,6 +436,8 @@ async function startEmulator(
           ...(o.ipmiInsecureCipher0 ? { insecureCipher0: true } : {}),
         },
         listen: split ? split.listen : listen,
+        // PEF alerts as SNMPv1 PETs to the LAN alert destinations (UDP 162)
+        alerts: new PetSender({ log }),
       },
       // serial consoles on socat PTYs, linked at $XDG_RUNTIME_DIR/atcasim/<fru> (else beside the database;
       // in a per-database folder inside it when another running emulator owns those names)

@@ -6,6 +6,7 @@
 declare module 'net-snmp' {
   import type { Socket } from 'node:dgram';
 
+  export const Version1: number;
   export const Version2c: number;
   export const Version3: number;
   export const ObjectType: Record<'Integer' | 'OctetString' | 'OID' | 'TimeTicks' | 'Gauge' | 'Unsigned32' | 'Integer32', number>;
@@ -104,7 +105,8 @@ declare module 'net-snmp' {
   }
 
   export interface Session {
-    trap(oid: string, varbinds: Varbind[], options: { upTime?: number }, callback: (error: Error | null) => void): void;
+    /** SNMPv1 sessions: `oid` = enterprise OID + '.' + specific trap number (generic trap 6). */
+    trap(oid: string, varbinds: Varbind[], options: { upTime?: number; agentAddr?: string }, callback: (error: Error | null) => void): void;
     inform(oid: string, varbinds: Varbind[], options: { upTime?: number }, callback: (error: Error | null) => void): void;
     close(): void;
     on(event: 'error', fn: (e: Error) => void): void;
@@ -115,6 +117,7 @@ declare module 'net-snmp' {
   export function createV3Session(target: string, user: User, options: SessionOptions): Session;
 
   const snmp: {
+    Version1: typeof Version1;
     Version2c: typeof Version2c;
     Version3: typeof Version3;
     ObjectType: typeof ObjectType;

@@ -30,7 +30,7 @@ import { CommandTable } from './controller.ts';
 import type { CommandContext, Controller } from './controller.ts';
 import { aesDecrypt, aesEncrypt, bytesEqual, integrityParams } from './crypto.ts';
 import { dispatch, findCommand } from './dispatcher.ts';
-import { DEFAULT_LAN_CONFIG } from './lan-services.ts';
+import { DEFAULT_LAN_CONFIG, defaultAlertDestinations } from './lan-services.ts';
 import type { LanConfig, LanServices } from './lan-services.ts';
 import { handleActivateSession, handleSessionChallenge } from './login-ipmi15.ts';
 import type { DropCategory, LoginHost } from './login-host.ts';
@@ -167,7 +167,7 @@ export class LanServer implements LanServices, LoginHost {
     this.channelPrivilegeLimit = limit;
     if (opts.kg && opts.kg.length > 20) throw new TypeError('KG must be at most 20 bytes');
     this.kg = opts.kg && opts.kg.some((b) => b !== 0) ? opts.kg.slice() : undefined;
-    this.lanConfig = { ...DEFAULT_LAN_CONFIG, ...opts.lanConfig };
+    this.lanConfig = { ...DEFAULT_LAN_CONFIG, alertDestinations: defaultAlertDestinations(), ...opts.lanConfig };
     this.sessions = new RmcpSessionTable({ ...DEFAULT_SESSION_LIMITS, ...opts.limits }, () => this.randomU32(), (s, why) => this.onSessionRemoved(s, why));
     this.frontAddress = opts.frontAddress ?? SHELF_MANAGER_ADDRESS;
     for (const c of opts.controllers) this.setController(c);

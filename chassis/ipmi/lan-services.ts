@@ -31,6 +31,34 @@ export interface LanConfig {
   /** 802.1q VLAN ID, 0 = disabled. */
   vlanId: number;
   vlanPriority: number;
+  /** LAN alert destinations (params 18, 19); index 0 is the volatile destination, 1..N non-volatile. */
+  alertDestinations: AlertDestination[];
+}
+
+/** One LAN alert destination (IPMI v2.0 Table 23-4, parameters 18 and 19). */
+export interface AlertDestination {
+  /** b2:0 destination type: 0 PET trap, 6 OEM 1, 7 OEM 2. */
+  type: number;
+  /** Acknowledged PET (b7 of the type byte). */
+  acknowledge: boolean;
+  /** Acknowledge timeout / retry interval, seconds. */
+  ackTimeoutSec: number;
+  /** Retries (b2:0). */
+  retries: number;
+  /** Gateway selector: 0 default, 1 backup. */
+  gateway: number;
+  /** IPv4 address, dotted quad ('0.0.0.0' = unset). */
+  ip: string;
+  /** MAC address "aa:bb:cc:dd:ee:ff". */
+  mac: string;
+}
+
+/** Non-volatile LAN alert destinations (parameter 17), besides the volatile destination 0. */
+export const ALERT_DESTINATIONS = 4;
+
+/** A fresh table of alert destinations: PET traps to nowhere (0.0.0.0). */
+export function defaultAlertDestinations(): AlertDestination[] {
+  return Array.from({ length: ALERT_DESTINATIONS + 1 }, () => ({ type: 0, acknowledge: false, ackTimeoutSec: 3, retries: 3, gateway: 0, ip: '0.0.0.0', mac: '00:00:00:00:00:00' }));
 }
 
 /** Defaults of `LanConfig`. */
@@ -47,6 +75,7 @@ export const DEFAULT_LAN_CONFIG: LanConfig = {
   ipHeader: [0x40, 0x40, 0x10],
   vlanId: 0,
   vlanPriority: 0,
+  alertDestinations: [],
 };
 
 /** LAN-server state and policy visible to the LAN-channel commands. */

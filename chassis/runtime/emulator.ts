@@ -36,6 +36,7 @@ import { operatorCommands, type OperatorCommands } from './commands.ts';
 import { ConsolesPart, type ConsoleOptions } from './consoles.ts';
 import { EventFeed } from './event-feed.ts';
 import type { HaFactory, HaPart } from './ha-seam.ts';
+import type { AlertPort } from '../ipmi/pef/pef-engine.ts';
 import { callController, ipmiSettings, provisionAdmin, shelfIpmiFactory, type AdminOptions, type AdminProvision, type IpmiAnswer, type IpmiCall, type IpmiFace, type IpmiFactory, type IpmiRuntimeOptions } from './ipmi.ts';
 import { TrafficMonitor } from './traffic-monitor.ts';
 import type { EmulatorView, Endpoints, TrafficSourceView } from './view.ts';
@@ -98,6 +99,8 @@ export interface EmulatorOptions {
         factory?: IpmiFactory;
         /** Serves it (UDP). Omitted = the server exists but listens nowhere (simulated runs). */
         listen?: IpmiListen;
+        /** Sends PEF alerts (PETs); omitted = alerts are logged only. */
+        alerts?: AlertPort;
       };
   /** The HA part (chassis/ha, docs/ha.md), built once the shelf and data plane exist. */
   ha?: HaFactory;
@@ -250,6 +253,7 @@ export class Emulator {
         settings,
         consolePath: (fru) => this.endpoints.consoles[fru],
         ...(this.ha?.ipmiHooks ? { ha: this.ha.ipmiHooks } : {}),
+        ...(opts.ipmi.alerts ? { alerts: opts.ipmi.alerts } : {}),
         log: opts.platform.log,
       });
       this.lanServer = this.ipmiFace.server;

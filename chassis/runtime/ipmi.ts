@@ -16,6 +16,7 @@ import type { IpmiSettings, ShelfConfig } from '../config/types.ts';
 import { dispatch } from '../ipmi/dispatcher.ts';
 import { createShelfIpmi, type ShelfIpmiHaHooks } from '../ipmi/shelf-manager/index.ts';
 import type { LanServer } from '../ipmi/lan-server.ts';
+import type { AlertPort } from '../ipmi/pef/pef-engine.ts';
 import { administrators, provisionAdministrator, type ProvisionResult, type UserStore } from '../ipmi/users.ts';
 import type { Shelf } from '../model/shelf.ts';
 import type { Platform } from '../platform.ts';
@@ -46,6 +47,8 @@ export interface IpmiContext {
   consolePath: (fru: string) => string | undefined;
   /** HA hooks (switchover, shelf-manager status) once the HA part is wired. */
   ha?: ShelfIpmiHaHooks;
+  /** Where PEF alerts (PETs) go out (chassis/io/pet-sender.ts); none = logged only. */
+  alerts?: AlertPort;
   log: Logger;
 }
 
@@ -80,6 +83,7 @@ export const shelfIpmiFactory: IpmiFactory = (ctx) => {
     limits: { idleTimeoutMs: ctx.settings.idleTimeoutMs },
     consolePath: ctx.consolePath,
     ...(ctx.ha ? { ha: ctx.ha } : {}),
+    ...(ctx.alerts ? { alerts: ctx.alerts } : {}),
   });
   return { server: face.server, close: () => face.close() };
 };

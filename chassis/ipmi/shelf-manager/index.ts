@@ -26,6 +26,7 @@ import { registerAppCommands } from '../commands/app.ts';
 import { chassisCommands } from '../commands/chassis.ts';
 import { oemCommands } from '../commands/oem.ts';
 import { oemShelfCommands } from '../commands/oem-shelf.ts';
+import { pefCommands, type PefTarget } from '../commands/pef.ts';
 import { picmgCommands } from '../commands/picmg.ts';
 import { deviceSdrCommands, eventReceiverCommands, eventReceiverConfigCommands, sensorCommands } from '../commands/sensor-event.ts';
 import { fruCommands, sdrRepositoryCommands, selCommands } from '../commands/storage.ts';
@@ -36,6 +37,8 @@ import { Controller } from '../controller.ts';
 import { LanServer } from '../lan-server.ts';
 import type { LanConfig } from '../lan-services.ts';
 import type { SessionLimits } from '../rmcp-session-table.ts';
+import { PefConfig } from '../pef/pef-config.ts';
+import { PefEngine, type AlertPort } from '../pef/pef-engine.ts';
 import type { UserStore } from '../users.ts';
 import type { WatchdogPort } from '../watchdog-port.ts';
 import { PicmgExtras } from './extras.ts';
@@ -71,6 +74,8 @@ export interface ShelfIpmiOptions {
   ha?: ShelfIpmiHaHooks;
   /** BMC key KG for two-key logins [none]. */
   kg?: Uint8Array;
+  /** Where PEF alerts (PETs) go out [none: alerts are logged, not sent]; chassis/io/pet-sender.ts. */
+  alerts?: AlertPort;
 }
 
 /** What createShelfIpmi returns. */
@@ -81,10 +86,38 @@ export interface ShelfIpmi {
   readonly services: ShelfServices;
   /** Points 20h at the active ShMC's controller now (done automatically on role and hot-swap events). */
   sync(): void;
+  /** Platform Event Filtering of the shelf manager (its configuration is `pef.config`). */
+  readonly pef: PefEngine;
   /** Stops following the shelf's events (call before closing the shelf). */
   close(): void;
 }
 
+
+/** The shelf manager's PEF: its configuration, the engine over the SEL and the target of its commands. */
+function buildPef(shelf: Shelf, shmc: string, platform: Platform, log: Logger, lan: () => LanConfig, alerts: AlertPort | undefined): { pef: PefEngine; pefTarget: PefTarget } {
+  const config = new PefConfig();
+  const device = shelf.fruConfig(shmc).device;
+  const source = {
+    guid: () => controllerInfo(shelf.config, shelf.fruConfig(shmc), true).guid,
+    entity: (address: number) => {
+      const fru = shelf.resolveAddress(address);
+      const cfg = fru === undefined ? undefined : shelf.fruConfig(fru);
+      return { entityId: cfg?.entityId ?? 0, entityInstance: cfg?.entityInstance ?? 0 };
+    },
+    manufacturerId: device.manufacturerId,
+    systemId: device.productId,
+  };
+  // the LAN server is built after the engine; PEF reads its configuration only when a record arrives
+  const pef = new PefEngine(config, lan, source, platform.clock, log.child({ module: 'chassis.ipmi.pef' }), alerts);
+  const pefTarget: PefTarget = {
+    config,
+    engine: pef,
+    selTime: () => shelf.sel.time(),
+    lastAddTime: () => shelf.sel.info().lastAddTime,
+    lastRecordId: () => shelf.sel.records().at(-1)?.recordId ?? 0xffff,
+  };
+  return { pef, pefTarget };
+}
 
 /**
  * Builds the LanServer of `shelf`.
@@ -121,6 +154,8 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
       .map((n) => [n, options.watchdog?.(n) ?? options.ha?.watchdog?.(n) ?? controllerWatchdog(shelf, n, platform)]),
   );
 
+  const { pef, pefTarget } = buildPef(shelf, shmcs[0]!, platform, log, () => server.lanConfig, options.alerts);
+
   const logical = new Map<string, Controller>();
   for (const name of shmcs) {
     const c = new Controller(shelf.shelfManagerAddress, controllerInfo(shelf.config, shelf.fruConfig(name), true));
@@ -139,6 +174,7 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
       ...picmgCommands(t),
       ...oemCommands(t),
       ...oemShelfCommands(t),
+      ...pefCommands(pefTarget),
     ]);
     logical.set(name, c);
   }
@@ -183,6 +219,7 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
 
   const offs = [
     shelf.on('role', () => sync()),
+    shelf.on('sel.added', (e) => pef.onRecord(e.record, e.selTime)),
     shelf.on('hotswap', (e) => {
       const c = physical.get(e.fru);
       if (c) {
@@ -199,6 +236,7 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
     server,
     services,
     sync,
+    pef,
     close: () => {
       if (closed) return;
       closed = true;
