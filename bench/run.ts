@@ -71,7 +71,10 @@ if (only.has('switch')) {
   process.stdout.write(`(${load()})\n\n`);
 }
 
-if (only.has('live')) put('live', await (await import('./live.ts')).benchLive());
+if (only.has('live')) {
+  put('live', await (await import('./live.ts')).benchLive());
+  put('live_appliance', await (await import('./live-appliance.ts')).benchAppliance());
+}
 
 const extraRows: SummaryRow[] = [];
 if (only.has('startup')) {
