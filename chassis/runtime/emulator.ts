@@ -245,6 +245,7 @@ export class Emulator {
         platform: opts.platform,
         settings,
         consolePath: (fru) => this.endpoints.consoles[fru],
+        consoleLink: (fru) => this.endpoints.consoleLinks?.[fru],
         ...(this.ha?.ipmiHooks ? { ha: this.ha.ipmiHooks } : {}),
         log: opts.platform.log,
       });
