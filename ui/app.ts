@@ -24,6 +24,7 @@ import { HaStatusPanel } from './panels/ha-status.ts';
 import { formatStatus, type ShelfStatus } from '../chassis/runtime/status-snapshot.ts';
 import { ShelfPanel } from './panels/shelf.ts';
 import { StatusPanel } from './panels/status.ts';
+import { setColorCount } from './panels/tags.ts';
 import { buildViewModel, selectedFru, selectionOrder, type UiState } from './view-model.ts';
 
 /** What the TUI needs from the emulator (chassis/runtime/emulator.ts `Emulator` provides it). */
@@ -94,6 +95,7 @@ export class TuiApp {
     // screen then reads the same in every terminal and in `tmux capture-pane`.
     const tput = (this.screen as unknown as { tput?: { unicode?: boolean; brokenACS?: boolean } }).tput;
     if (tput?.unicode) tput.brokenACS = true;
+    setColorCount((this.screen as unknown as { tput?: { colors?: number } }).tput?.colors ?? 8);
     const first = opts.source.view();
     const order = selectionOrder(first.snapshot);
     const firstBoard = first.snapshot.frus.find((f) => f.kind === 'processor');

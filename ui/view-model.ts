@@ -23,6 +23,7 @@ import type { BoardStats, HubStats, RsTable } from '../chassis/dataplane/types.t
 import type { FeedEntry } from '../chassis/runtime/event-feed.ts';
 import type { EmulatorView } from '../chassis/runtime/view.ts';
 import { HOT_SWAP_CAUSE_TEXT, M_STATE_NAME, type MState } from '../chassis/model/hot-swap.ts';
+import { plannedOutWord } from '../chassis/model/out-of-service.ts';
 
 /** Colours the panels understand (blessed colour names). */
 export type Color =
@@ -126,7 +127,7 @@ export const M_STATE_COLOR: Readonly<Record<MState, Color>> = {
   7: 'red',
 };
 
-/** Short role names for the front view (the HA roles, docs/ha.md "Roles"). */
+/** Short role names for the front view (the HA roles, docs/ha.md "Roles"); `failed` reads `off`/`out` for a planned absence (roleAbbr). */
 export const ROLE_ABBR: Readonly<Record<string, string>> = {
   booting: 'boot',
   arbitrating: 'arb',
@@ -137,8 +138,14 @@ export const ROLE_ABBR: Readonly<Record<string, string>> = {
   failed: 'fail',
 };
 
-/** Colour of a role. */
-export function roleColor(role: string): Color {
+/** The front view's word for `role` of FRU `f`: `off`/`out` for a planned absence (out-of-service.ts), else ROLE_ABBR's. */
+export function roleAbbr(f: FruSnapshot, role: string): string {
+  return (role === 'failed' ? plannedOutWord(f.state, f.lastCause) : undefined) ?? ROLE_ABBR[role] ?? role;
+}
+
+/** Colour of a role (a planned absence is gray, not red). */
+export function roleColor(role: string, f?: FruSnapshot): Color {
+  if (role === 'failed' && f && plannedOutWord(f.state, f.lastCause)) return 'gray';
   if (role === 'active') return 'green';
   if (role.startsWith('standby')) return 'cyan';
   if (role === 'booting' || role === 'arbitrating') return 'yellow';
@@ -380,14 +387,14 @@ function buildFront(v: EmulatorView, ui: UiState, l: Layout): Line[] {
     rows[2]!.push(cell(kindText(f), cw, { inverse: sel }));
     rows[3]!.push(cell(f.stateLabel, cw, { fg: M_STATE_COLOR[f.state], bold: true }));
     const role = primaryRole(f);
-    let roleText = role ? (ROLE_ABBR[role.role] ?? role.role) : '';
+    let roleText = role ? roleAbbr(f, role.role) : '';
     if (role && cw >= 8) {
       const other = f.roles.find((r) => r !== role && r.key !== role.key);
-      const both = other ? `${roleText}/${ROLE_ABBR[other.role] ?? other.role}` : roleText;
+      const both = other ? `${roleText}/${roleAbbr(f, other.role)}` : roleText;
       // both roles when they fit the column (one space kept), else the primary one alone
       if (both.length <= cw - 1) roleText = both;
     }
-    rows[4]!.push(cell(roleText, cw, role ? { fg: roleColor(role.role) } : {}));
+    rows[4]!.push(cell(roleText, cw, role ? { fg: roleColor(role.role, f) } : {}));
     rows[5]!.push(cell(blueLed(f).symbol, cw, { fg: 'light-blue' }));
     const hs = hubs.get(slot.logical);
     const bs = boards.get(slot.logical);
@@ -409,7 +416,7 @@ function buildMgmt(v: EmulatorView, ui: UiState, l: Layout): Line {
       segs.push({ text: ' ' });
       segs.push({ text: f.stateLabel, fg: M_STATE_COLOR[f.state], bold: true });
       const r = primaryRole(f);
-      if (withRoles && r) segs.push({ text: ` ${ROLE_ABBR[r.role] ?? r.role}`, fg: roleColor(r.role) });
+      if (withRoles && r) segs.push({ text: ` ${roleAbbr(f, r.role)}`, fg: roleColor(r.role, f) });
     });
     return segs;
   };
@@ -462,7 +469,8 @@ function haLines(f: FruSnapshot, v: EmulatorView): Line[] {
     const segs: Seg[] = [{ text: 'HA ', bold: true }];
     f.roles.forEach((r, i) => {
       if (i > 0) segs.push({ text: ', ' });
-      segs.push({ text: `${r.key} ` }, { text: r.role, fg: roleColor(r.role) }, { text: ` epoch ${r.epoch}` });
+      const word = r.role === 'failed' ? plannedOutWord(f.state, f.lastCause) : undefined;
+      segs.push({ text: `${r.key} ` }, { text: word ? `${word} (planned)` : r.role, fg: roleColor(r.role, f) }, { text: ` epoch ${r.epoch}` });
     });
     out.push(segs);
   } else if (f.kind === 'shmc' || f.kind === 'processor') {

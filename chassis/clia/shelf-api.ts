@@ -125,9 +125,11 @@ export class ShelfApi {
   }
 
   /** OEM Get Console Path. */
-  async consolePath(fru: string): Promise<{ fru: string; path: string }> {
+  async consolePath(fru: string): Promise<{ fru: string; path: string; link?: string }> {
     const r = oemReader(await this.oem('console', OemCmd.consolePath, (w) => putStr(w, fru)));
-    return { fru: getStr(r, 'fru'), path: getStr(r, 'path') };
+    const out: { fru: string; path: string; link?: string } = { fru: getStr(r, 'fru'), path: getStr(r, 'path') };
+    if (r.remaining > 0) out.link = getStr(r, 'link');
+    return out;
   }
 
   private async stateCall(what: string, cmd: number, a: number, b: number | undefined, fru: string, once = false): Promise<number> {

@@ -283,8 +283,8 @@ const CORE_VERBS: Readonly<Record<string, Verb>> = {
       for (const f of list) {
         try {
           const c = await api.consolePath(f.name);
-          text += `${c.fru}: ${c.path}\n`;
-          json.push({ fru: c.fru, path: c.path });
+          text += `${c.fru}: ${c.path}\n${c.link ? `    link: ${c.link}\n` : ''}`;
+          json.push({ fru: c.fru, path: c.path, link: c.link ?? null });
         } catch (e) {
           if (!(e instanceof RefusedError) || args.length) throw e;
           text += `${f.name}: no console\n`;

@@ -252,6 +252,7 @@ export class Emulator {
         platform: opts.platform,
         settings,
         consolePath: (fru) => this.endpoints.consoles[fru],
+        consoleLink: (fru) => this.endpoints.consoleLinks?.[fru],
         ...(this.ha?.ipmiHooks ? { ha: this.ha.ipmiHooks } : {}),
         ...(opts.ipmi.alerts ? { alerts: opts.ipmi.alerts } : {}),
         log: opts.platform.log,

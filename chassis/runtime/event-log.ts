@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../../board/common/logger.ts';
 import type { DataPlaneEvent } from '../dataplane/types.ts';
+import { plannedOutWord } from '../model/out-of-service.ts';
 import type { Emulator } from './emulator.ts';
 
 type RsEvent = Extract<DataPlaneEvent, { detail: string }>;
@@ -44,9 +45,14 @@ export function logEmulatorEvents(em: Emulator, log: Logger): () => void {
         case 'service':
           l.info({ event: 'service', fru: e.fru, slot: e.slot, in_service: e.inService, sessions_lost: e.sessionsLost }, `${e.fru} ${e.inService ? 'in' : 'out of'} service`);
           return;
-        case 'role':
-          l.info({ event: 'role', node: e.node, key: e.key, role: e.role, previous: e.previous ?? null, epoch: e.epoch }, `${e.key}: ${e.node} ${e.role}`);
+        case 'role': {
+          // a member whose board left on purpose is `failed` to the HA layer, but not failed: say off/out
+          const f = e.role === 'failed' ? em.shelf.snapshot().frus.find((x) => x.name === e.node) : undefined;
+          const word = f ? plannedOutWord(f.state, f.lastCause) : undefined;
+          const text = word === 'off' ? 'off (planned, out of service)' : word === 'out' ? 'out (not in the shelf)' : e.role;
+          l.info({ event: 'role', node: e.node, key: e.key, role: e.role, ...(word ? { service: word } : {}), previous: e.previous ?? null, epoch: e.epoch }, `${e.key}: ${e.node} ${text}`);
           return;
+        }
         default:
           l.debug({ event: 'chassis', ...e }, e.type);
       }

@@ -45,6 +45,8 @@ export interface IpmiContext {
   settings: IpmiSettings & { insecureCipher0: boolean };
   /** Serial-console path of a FRU, when consoles exist (docs/consoles.md). */
   consolePath: (fru: string) => string | undefined;
+  /** The stable link to a FRU's console ($XDG_RUNTIME_DIR/atcasim/slot3, else beside the database), when made. */
+  consoleLink?: (fru: string) => string | undefined;
   /** HA hooks (switchover, shelf-manager status) once the HA part is wired. */
   ha?: ShelfIpmiHaHooks;
   /** Where PEF alerts (PETs) go out (chassis/io/pet-sender.ts); none = logged only. */
@@ -82,6 +84,7 @@ export const shelfIpmiFactory: IpmiFactory = (ctx) => {
     insecureCipher0: ctx.settings.insecureCipher0,
     limits: { idleTimeoutMs: ctx.settings.idleTimeoutMs },
     consolePath: ctx.consolePath,
+    ...(ctx.consoleLink ? { consoleLink: ctx.consoleLink } : {}),
     ...(ctx.ha ? { ha: ctx.ha } : {}),
     ...(ctx.alerts ? { alerts: ctx.alerts } : {}),
   });

@@ -6,6 +6,8 @@
  * `bin/atcasim.mjs clia` to check the process exit status and the ATCASIM_ADMIN_PASSWORD default.
  */
 import { spawn } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../chassis/main.ts';
@@ -118,12 +120,17 @@ describe('reading the shelf', () => {
     const c = await clia('console');
     expect(c.code).toBe(0);
     expect(c.stdout).toMatch(/^slot3: \/dev\/pts\/\d+$/m);
-    const list = await json<Array<{ fru: string; path: string | null }>>('console');
+    const list = await json<Array<{ fru: string; path: string | null; link: string | null }>>('console');
     expect(list.map((x) => x.fru)).toEqual(expect.arrayContaining(['shmc-a', 'shmc-b', 'slot1', 'slot2', 'slot3', 'slot4', 'slot5', 'slot6']));
     expect(list.every((x) => typeof x.path === 'string' && x.path.startsWith('/dev/pts/'))).toBe(true);
     const one = await clia('console', 'slot3');
     expect(one.code).toBe(0);
-    expect(one.stdout.trim()).toBe(`slot3: ${list.find((x) => x.fru === 'slot3')!.path}`);
+    // the PTY, then the stable link to it: $XDG_RUNTIME_DIR/atcasim/slot3, else beside the database
+    const slot3 = list.find((x) => x.fru === 'slot3')! as { path: string; link: string };
+    const linkDir = process.env.XDG_RUNTIME_DIR?.startsWith('/') ? join(process.env.XDG_RUNTIME_DIR, 'atcasim') : join(dirname(emu.db), 'consoles');
+    expect(dirname(slot3.link).startsWith(linkDir)).toBe(true);
+    expect(realpathSync(slot3.link)).toBe(realpathSync(slot3.path));
+    expect(one.stdout).toBe(`slot3: ${slot3.path}\n    link: ${slot3.link}\n`);
     const fan = await clia('console', 'fan1');
     expect(fan.code).toBe(1);
     expect(fan.stderr).toMatch(/fan1 has no serial console/);

@@ -70,6 +70,11 @@ export class TmuxSession {
     return this.tmux(['capture-pane', '-p', '-t', this.name]);
   }
 
+  /** The visible screen with its SGR attributes (`capture-pane -e`): colours as escape sequences. */
+  captureEscapes(): string {
+    return this.tmux(['capture-pane', '-p', '-e', '-t', this.name]);
+  }
+
   /** Sends keys (tmux key names: 'x', 'Right', 'Tab', 'C-c', 'PageDown' …). */
   sendKeys(...keys: string[]): void {
     this.tmux(['send-keys', '-t', this.name, ...keys]);

@@ -7,7 +7,7 @@
 import blessed from 'blessed';
 import type { Widgets } from 'blessed';
 import type { ViewModel } from '../view-model.ts';
-import { lineMarkup, linesMarkup } from './tags.ts';
+import { lineMarkup, linesMarkup, tagColor } from './tags.ts';
 
 /** The detail pane. */
 export class DetailPanel {
@@ -31,7 +31,7 @@ export class DetailPanel {
     this.box.width = l.detailWidth;
     this.box.height = l.paneHeight;
     const more = max > 0 ? `  [${s + 1}-${Math.min(vm.detail.length, s + rows)}/${vm.detail.length} PgUp/PgDn]` : '';
-    this.box.setContent(`${lineMarkup(vm.detailTitle)}{gray-fg}${blessed.escape(more)}{/gray-fg}\n${linesMarkup(vm.detail.slice(s, s + rows))}`);
+    this.box.setContent(`${lineMarkup(vm.detailTitle)}{${tagColor('gray')}-fg}${blessed.escape(more)}{/${tagColor('gray')}-fg}\n${linesMarkup(vm.detail.slice(s, s + rows))}`);
     return s;
   }
 }

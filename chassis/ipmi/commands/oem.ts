@@ -84,6 +84,8 @@ export function oemCommands(t: ShelfTarget): CommandDef[] {
       const w = oemWriter();
       putStr(w, fru);
       putStr(w, path, 200);
+      const link = services.consoleLink(fru);
+      if (link !== undefined) putStr(w, link, 200);
       return new Uint8Array(w.toBuffer());
     }),
     def(OemCmd.fault, 'atcasim FRU Fault', Privilege.Administrator, (r) => {

@@ -70,6 +70,8 @@ export interface ShelfIpmiOptions {
   watchdog?: (fru: string) => WatchdogPort | undefined;
   /** Serial-console path of a FRU for the OEM Get Console Path (`clia console`); undefined = none. */
   consolePath?: (fru: string) => string | undefined;
+  /** Stable link to a FRU's console, answered after the path by Get Console Path; undefined = none. */
+  consoleLink?: (fru: string) => string | undefined;
   /** HA hooks (switchover, shelf-manager status); without them a built-in fallback uses the Shelf's roles. */
   ha?: ShelfIpmiHaHooks;
   /** BMC key KG for two-key logins [none]. */
@@ -142,6 +144,7 @@ export function createShelfIpmi(shelf: Shelf, users: UserStore, platform: Platfo
     },
     shmStatus: () => roles.status(),
     consolePath: (fru) => options.consolePath?.(fru),
+    consoleLink: (fru) => options.consoleLink?.(fru),
     haAlarms: () => options.ha?.alarms?.() ?? [],
     alarmPanel: { operator: 0 },
   };

@@ -11,7 +11,7 @@
  *
  *   01h Get Shelf Manager Status  rq: —                      rs: role, peer role, epoch(4), site, peer site, flags, str self, str peer
  *   02h Switchover                rq: —                      rs: str from, str to
- *   03h Get Console Path          rq: str FRU                rs: str FRU name, str path
+ *   03h Get Console Path          rq: str FRU                rs: str FRU name, str path[, str stable link]
  *   04h FRU Fault                 rq: action, kind, str FRU  rs: M-state
  *   05h Set Sensor Reading        rq: value(4, signed, ×1000), str FRU, str sensor    rs: raw, status, value(4)
  *   06h Hot-Swap Handle           rq: op, str FRU            rs: M-state

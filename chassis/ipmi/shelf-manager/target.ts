@@ -60,6 +60,8 @@ export interface ShelfServices {
   shmStatus(): ShmStatus;
   /** Serial-console path of a FRU (a PTY or device path), if the runtime provides one. */
   consolePath(fru: string): string | undefined;
+  /** The stable link to that console, when the runtime made one. */
+  consoleLink(fru: string): string | undefined;
   /** Alarms the HA layer has raised now (empty without HA). */
   haAlarms(): readonly HaAlarm[];
   /** TELCO alarm outputs set by an operator (`clia alarm major`): bit mask b0 minor, b1 major, b2 critical. */
