@@ -46,6 +46,7 @@ import { Emulator, probeInput, type IpmiListen } from '../runtime/emulator.ts';
 import { logEmulatorEvents } from '../runtime/event-log.ts';
 import { ServiceLog } from '../runtime/service-log.ts';
 import { registerShelfOps } from '../runtime/shelf-control-ops.ts';
+import { registerLbOps } from '../runtime/lb-ops.ts';
 import { statusSnapshot } from '../runtime/status-snapshot.ts';
 import { statsLine } from '../runtime/stats-line.ts';
 import type { CliContext } from './context.ts';
@@ -231,7 +232,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
   const started = await startEmulator(o, inputs, store, loggers.log, clock, fail, o.live ? new ProbeRelays() : undefined);
   if (typeof started === 'number') return started;
   const { em, split, snmp } = started;
-  const control = await startControl(em, inputs.dbPath, loggers.log, clock, t0);
+  const control = await startControl(em, store, inputs.dbPath, loggers.log, clock, t0);
   if (typeof control === 'string') {
     await snmp?.stop();
     await split?.stop();
@@ -261,8 +262,9 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
  * `lb`, …): every part's ops are registered here, on one ControlOps.
  * @returns the server, or the one-line reason it could not start
  */
-async function startControl(em: Emulator, dbPath: string, log: ProcessLoggers['log'], clock: SystemClock, t0: number): Promise<ControlServer | string> {
+async function startControl(em: Emulator, store: SqliteStore, dbPath: string, log: ProcessLoggers['log'], clock: SystemClock, t0: number): Promise<ControlServer | string> {
   const ops = new ControlOps();
+  registerLbOps(ops, { config: em.config, dataPlane: em.dataPlane, store, nowMs: () => Date.now() });
   const service = new ServiceLog();
   em.shelf.on('hotswap', (e) => service.onHotSwap(e));
   registerShelfOps(ops, em, () => {
