@@ -40,6 +40,8 @@ export interface LbServer {
   outPackets: number;
   inBytes: number;
   outBytes: number;
+  /** Processor boards (of those asked) that hold this RS in their service table. */
+  boards: number;
 }
 
 /** One service in an `lb.list` answer (its settings as configured, its RS). */
@@ -125,12 +127,13 @@ function list(host: LbHost, services: readonly VirtualServiceConfig[], slots?: n
     servers: s.pool.map((r) => {
       const out: LbServer = {
         address: r.address, port: serverPort(s, r), forwarding: r.forwarding ?? s.forwarding ?? 'tunnel', weight: r.weight,
-        active: 0, inactive: 0, conns: 0, inPackets: 0, outPackets: 0, inBytes: 0, outBytes: 0,
+        active: 0, inactive: 0, conns: 0, inPackets: 0, outPackets: 0, inBytes: 0, outBytes: 0, boards: 0,
       };
       for (const b of boards) {
         const bs = b.services.find((x) => x.name === s.name);
         const st = bs?.rs.find((x) => x.name === r.name);
         if (!st) continue;
+        out.boards++;
         out.active += st.active;
         out.inactive += st.inactive;
         out.conns += st.conns;
