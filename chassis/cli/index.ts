@@ -53,6 +53,11 @@ export const VERBS: readonly VerbEntry[] = [
     description: 'HA status of a running shelf: pairs, owners, roles, epochs, heartbeats, sync lag, watchdogs, alarms, sessions lost by age',
     load: () => import('./status.ts'),
   },
+  {
+    name: 'lb',
+    description: 'virtual services and real servers of a running shelf, in ipvsadm\'s vocabulary (-A/-E/-D, -a/-e/-d, -L -n, -Z, -S, -R; docs/lb.md)',
+    load: () => import('./lb.ts'),
+  },
   { name: 'net', description: 'make or remove the live lab (network namespaces for atcasim start --live)', load: () => import('./net.ts') },
   { name: 'hpm', description: 'HPM.1 firmware upgrade images for the emulated controllers (ipmitool hpm)', load: () => import('./hpm.ts') },
 ];

@@ -47,6 +47,7 @@ import { Emulator, probeInput, type IpmiListen } from '../runtime/emulator.ts';
 import { logEmulatorEvents } from '../runtime/event-log.ts';
 import { ServiceLog } from '../runtime/service-log.ts';
 import { registerShelfOps } from '../runtime/shelf-control-ops.ts';
+import { registerLbOps } from '../runtime/lb-ops.ts';
 import { statusSnapshot, type ShelfStatus } from '../runtime/status-snapshot.ts';
 import { statsLine } from '../runtime/stats-line.ts';
 import type { CliContext } from './context.ts';
@@ -258,7 +259,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
     live = r;
   }
   const status = shelfStatusOf(em, clock, t0);
-  const control = await startControl(em, inputs.dbPath, loggers.log, status);
+  const control = await startControl(em, store, inputs.dbPath, loggers.log, status);
   if (typeof control === 'string') {
     live?.close();
     await snmp?.stop();
@@ -286,8 +287,9 @@ function shelfStatusOf(em: Emulator, clock: SystemClock, t0: number): () => Shel
  * `lb`, …): every part's ops are registered here, on one ControlOps.
  * @returns the server, or the one-line reason it could not start
  */
-async function startControl(em: Emulator, dbPath: string, log: ProcessLoggers['log'], status: () => ShelfStatus): Promise<ControlServer | string> {
+async function startControl(em: Emulator, store: SqliteStore, dbPath: string, log: ProcessLoggers['log'], status: () => ShelfStatus): Promise<ControlServer | string> {
   const ops = new ControlOps();
+  registerLbOps(ops, { config: em.config, dataPlane: em.dataPlane, store, nowMs: () => Date.now() });
   registerShelfOps(ops, em, status);
   try {
     return await ControlServer.start({ dbPath, ops, log });

@@ -37,7 +37,7 @@ import { EcmpGroup } from '../../board/switch/ecmp-group.ts';
 import { SwitchBoard } from '../../board/switch/switch-board.ts';
 import { ProcessorBoard } from '../../board/processor/processor-board.ts';
 import type { ProcessorEvent } from '../../board/processor/processor-board.ts';
-import type { ProcessorConfig } from '../../board/processor/processor-config.ts';
+import type { ProcessorConfig, VirtualServiceConfig } from '../../board/processor/processor-config.ts';
 import { STATE_NAMES } from '../../board/processor/tcp-state.ts';
 import { ecmpMembers, hubSlots, processorSlots } from '../config/slots.ts';
 import type { DataPlanePort, ServiceChange } from '../model/data-plane-port.ts';
@@ -553,6 +553,22 @@ export class DataPlane implements DataPlanePort {
       for (const b of targets) b.setWeight(service, rs, weight);
     } catch (e) {
       if (e instanceof TypeError) throw new CommandError('bad_request', e.message);
+      throw e;
+    }
+  }
+
+  /**
+   * Replaces the virtual services of every processor board at once (`atcasim lb`), each keeping
+   * its sessions and its buddy's standby sessions (ProcessorBoard.applyServices). A board out of
+   * service gets the change too, so it has it when it comes back.
+   * @throws CommandError('bad_request') for an invalid service (every board gets the same list, so
+   *   the first board refuses it before any board changed)
+   */
+  applyServices(services: readonly VirtualServiceConfig[]): void {
+    try {
+      for (const b of this.boards) b.applyServices(services);
+    } catch (e) {
+      if (e instanceof TypeError || e instanceof RangeError) throw new CommandError('bad_request', e.message);
       throw e;
     }
   }
