@@ -28,17 +28,17 @@
  *   loss for the HA claim that follows (ha.md §5.5 oracle, t_f = now).
  * Sessions in TIME_WAIT or CLOSE are not counted as lost (no longer open).
  *
- * Limits (documented in docs/ha.md): the emulated data plane forwards independently of the HA
- * software, so a hung node's board keeps forwarding until its watchdog resets it (t_f = the
- * reset), an uplink fault does not stop packet processing, and a failed board's buckets move to
- * its buddy in hardware before the buddy's member claims the share.
+ * Limits: docs/ha.md "Known limits of the emulator's HA part". Live path: the translations travel
+ * with the sessions (SessionBindings, session-payload.ts).
  */
 import type { Clock } from '../../board/common/clock.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import { FlowTuple } from '../../board/packet/flow-tuple.ts';
 import type { ProcessorBoard } from '../../board/processor/processor-board.ts';
 import { newSessionRecord } from '../../board/processor/session-record.ts';
-import { decodePayload, encodePayload, sessionKey } from './session-payload.ts';
+import { decodePayload, encodePayload, payloadBinding, sessionKey } from './session-payload.ts';
+import type { SessionBindings } from './session-payload.ts';
+export type { SessionBindings } from './session-payload.ts';
 import type { SessionRecord } from '../../board/processor/session-record.ts';
 import { SessionState } from '../../board/processor/tcp-state.ts';
 import type { DataPlane } from '../dataplane/data-plane.ts';
@@ -252,6 +252,9 @@ export class BoardDataModel implements HaDataModel {
   /** Sessions handed to a buddy by planned deactivations, and lost by board failures (reports). */
   handedOver = 0;
   lostOnFailure = 0;
+  private bindings: SessionBindings | null = null;
+  /** Sessions a new owner took over with their synced translation (live path). */
+  adoptedBindings = 0;
 
   /**
    * @param dp    the shelf's data plane (built with buddy failover)
@@ -280,6 +283,32 @@ export class BoardDataModel implements HaDataModel {
 
   attach(fabric: HaFabric): void {
     this.fabric = fabric;
+  }
+
+  /** Connects the live path's translations: sync payloads carry them, new owners adopt them. */
+  setBindings(b: SessionBindings | null): void {
+    this.bindings = b;
+  }
+
+  /** The new owner `node` adopts the translations its standby copies of `share` carry. */
+  private adoptHeld(node: string, share: string): void {
+    const bd = this.bindings;
+    const slot = slotNumber(node);
+    if (bd === null || slot < 0) return;
+    const now = this.clock.now();
+    const scratch = newSessionRecord();
+    for (const [key, payload] of this.store(node, share).held) {
+      const t = payloadBinding(payload);
+      if (t === null) continue;
+      const rec = decodePayload({ key, createdAt: now, sessions: 1, size: payload.length, payload }, now, scratch);
+      if (rec && bd.adopt(slot, rec, t)) this.adoptedBindings++;
+    }
+  }
+
+  /** The buddy took over `from`'s live sessions in-process (a final sync): it adopts their translations. */
+  private adoptFrom(from: number, to: number, r: SessionRecord): void {
+    const t = this.bindings?.bindingOf(from, r);
+    if (t && this.bindings!.adopt(to, r, t)) this.adoptedBindings++;
   }
 
   private isBoardShare(share: string): boolean {
@@ -332,8 +361,6 @@ export class BoardDataModel implements HaDataModel {
     if (!s) this.stores.set(k, (s = new StandbyStore()));
     return s;
   }
-
-  // ---------------------------------------------------------------- HaDataModel
 
   dataPlane(node: string, share: string): ShareDataPlane {
     if (!this.isBoardShare(share) || !this.board(node)) return emptyShareDataPlane();
@@ -424,8 +451,6 @@ export class BoardDataModel implements HaDataModel {
     this.lostSoftware.delete(node);
   }
 
-  // ---------------------------------------------------------------- the DataPlane's handover hook
-
   /**
    * The board in `slot` leaves service with sessions in its table (DataPlane `handover` hook).
    * @returns how many sessions its buddy took over (the rest are counted lost by the data plane)
@@ -448,6 +473,7 @@ export class BoardDataModel implements HaDataModel {
         if (buddyBoard.importSession(share, r, now)) {
           touched.add(share);
           taken++;
+          this.adoptFrom(slot, buddySlot, r);
         }
       });
       if (buddyBoard) for (const s of touched) buddyBoard.promote(s, now);
@@ -481,6 +507,7 @@ export class BoardDataModel implements HaDataModel {
         lost.push({ createdAt: r.createdMs, sessions: 1 });
       }
       if (buddyBoard) {
+        this.adoptHeld(buddy, share);
         buddyBoard.promote(share, now);
         standby.clear();
         this.index(buddy)?.invalidate();
@@ -496,8 +523,6 @@ export class BoardDataModel implements HaDataModel {
     }
     return taken;
   }
-
-  // ---------------------------------------------------------------- helpers used by BoardShare
 
   /** Live, open sessions of `share` on `from`'s board that `to`'s live table does not hold. */
   private missing(from: string, to: string, share: string): LostItem[] {
@@ -526,9 +551,10 @@ export class BoardDataModel implements HaDataModel {
       recs.push({ ...r, client: Uint8Array.from(r.client), server: Uint8Array.from(r.server) });
     }
     const now = this.clock.now();
+    const to = slotNumber(this.holderOf(share) ?? '');
     for (const r of recs) {
       b.table.deleteRecord(r);
-      if (b.importSession(share, r, now)) st.held.set(sessionKey(r), encodePayload(r, now));
+      if (b.importSession(share, r, now)) st.held.set(sessionKey(r), encodePayload(r, now, this.bindings?.bindingOf(to, r) ?? null));
     }
     ix.invalidate();
   }
@@ -550,7 +576,7 @@ export class BoardDataModel implements HaDataModel {
       const r = ix.record(it);
       it.key ??= sessionKey(r);
       it.sent = true;
-      const payload = encodePayload(r, now);
+      const payload = encodePayload(r, now, this.bindings?.bindingOf(slotNumber(node), r) ?? null);
       yield { key: it.key, createdAt: it.created, sessions: 1, size: payload.length, payload };
     }
   }
@@ -599,11 +625,14 @@ export class BoardDataModel implements HaDataModel {
       if (pix && this.board(peer)) {
         for (const it of pix.between(share, -Infinity, Infinity)) {
           const r = pix.record(it);
+          this.adoptFrom(slotNumber(peer), slotNumber(node), r);
           b.table.loadRecordKey(r);
           if (b.table.find() >= 0) continue;
           b.importSession(share, r, now);
         }
       }
+    } else {
+      this.adoptHeld(node, share);
     }
     b.promote(share, now);
     this.store(node, share).held.clear();

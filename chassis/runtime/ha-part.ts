@@ -47,6 +47,7 @@ import type { Shelf } from '../model/shelf.ts';
 import { eventSensor } from '../sensors/event-sensors.ts';
 import { generatorIdForIpmb } from '../sensors/sel.ts';
 import { BoardDataModel, slotNumber } from './ha-board.ts';
+import type { SessionBindings } from './session-payload.ts';
 import type { HaContext, HaEnvironment, HaEnvironmentFactory, HaFactory, HaFaultModel, HaMemberView, HaOperatorAction, HaPart } from './ha-seam.ts';
 
 /** Options of the emulator's HA part. */
@@ -92,6 +93,11 @@ export class EmulatorHa implements HaPart {
   readonly fabric: HaFabric;
   /** The board data model (sessions handed over / lost at board changes). */
   readonly model: BoardDataModel;
+
+  /** See HaPart.setSessionBindings. */
+  setSessionBindings(b: SessionBindings | null): void {
+    this.model.setBindings(b);
+  }
   readonly ipmiHooks: ShelfIpmiHaHooks;
   readonly handover: SessionHandover;
   /** The clock the HA layer runs on (stall-compensated in wall-clock mode). */
