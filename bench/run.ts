@@ -69,7 +69,10 @@ if (only.has('switch')) {
   process.stdout.write(`(${load()})\n\n`);
 }
 
-if (only.has('live')) put('live', await (await import('./live.ts')).benchLive());
+if (only.has('live')) {
+  put('live', await (await import('./live.ts')).benchLive());
+  put('live_appliance', await (await import('./live-appliance.ts')).benchAppliance());
+}
 
 // ------------------------------------------------------------------ HA HOOK
 // The HA figures (the targets of docs/ha.md "Measured figures": detection time in heartbeat

@@ -7,7 +7,8 @@
  * is one line; the emulator started so far is stopped again.
  */
 import { checkPrefix, LabPlanError } from '../io/lab-plan.ts';
-import { attachLive, LivePortError, type LiveAttachment } from '../io/live-attach.ts';
+import { attachLive, LivePortError, openLivePorts, type LiveAttachment, type OpenedLivePorts } from '../io/live-attach.ts';
+import { parseShelfConfig } from '../config/shelf-config.ts';
 import type { Emulator } from '../runtime/emulator.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import type { Clock } from '../../board/common/clock.ts';
@@ -43,9 +44,10 @@ export function checkLiveFlags(o: LiveFlags): string | undefined {
  * Attaches the running emulator to the lab.
  * @returns the attachment, or a one-line refusal (the caller stops the emulator)
  */
-export function startLive(em: Emulator, o: LiveFlags, clock: Clock, log: Logger, events: Logger): LiveAttachment | string {
+export function startLive(em: Emulator, o: LiveFlags, clock: Clock, log: Logger, events: Logger, opened: OpenedLivePorts): LiveAttachment | string {
   try {
     const att = attachLive({
+      opened,
       config: em.config,
       dataPlane: em.dataPlane,
       clock,
@@ -87,6 +89,20 @@ export class ProbeRelays {
   /** Points every board's port at its prober on the attached path. */
   attach(a: LiveAttachment): void {
     for (const [slot, r] of this.relays) r.target = a.path.probers.get(slot) ?? null;
+  }
+}
+
+/**
+ * Opens the lab's TAPs for the shelf in `yaml` before anything else is made (a missing or busy
+ * interface, a missing namespace: nothing created).
+ * @returns the opened ports, or a one-line refusal
+ */
+export function openLive(o: LiveFlags, yaml: string, source: string): OpenedLivePorts | string {
+  try {
+    return openLivePorts(parseShelfConfig(yaml, source), o.prefix ?? 'atcasim');
+  } catch (e) {
+    if (e instanceof LivePortError || e instanceof TypeError) return `--live: ${e.message}`;
+    throw e;
   }
 }
 

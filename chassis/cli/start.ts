@@ -46,7 +46,7 @@ import { statsLine } from '../runtime/stats-line.ts';
 import type { CliContext } from './context.ts';
 import { readConfigText } from './read-file.ts';
 import { liveHaFactory } from './live-ha.ts';
-import { checkLiveFlags, liveReadyFields, ProbeRelays, startLive } from './live-setup.ts';
+import { checkLiveFlags, liveReadyFields, openLive, ProbeRelays, startLive } from './live-setup.ts';
 import type { LiveAttachment } from '../io/live-attach.ts';
 import { snmpPortOf, startSnmpEndpoint, type SnmpEndpoint } from './snmp-setup.ts';
 import { SplitSetup } from './split-setup.ts';
@@ -216,23 +216,33 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
   };
   const inputs = readStartInputs(o, fail);
   if (typeof inputs === 'number') return inputs;
+  // --live: the lab's TAPs first, so a missing or busy one refuses before anything is made
+  const taps = o.live && inputs.configInput ? openLive(o, inputs.configInput.yaml, inputs.configInput.source) : undefined;
+  if (typeof taps === 'string') return fail(taps);
   const opened = openLogAndStore(o, inputs.dbPath, fail);
-  if (typeof opened === 'number') return opened;
+  if (typeof opened === 'number') {
+    taps?.close();
+    return opened;
+  }
   const { loggers, store } = opened;
   const clock = new SystemClock();
   const t0 = clock.now();
   const started = await startEmulator(o, inputs, store, loggers.log, clock, fail, o.live ? new ProbeRelays() : undefined);
-  if (typeof started === 'number') return started;
+  if (typeof started === 'number') {
+    taps?.close();
+    return started;
+  }
   const { em, split, snmp } = started;
   let live: LiveAttachment | undefined;
   if (o.live) {
-    const r = startLive(em, o, clock, loggers.log, loggers.events);
+    const r = startLive(em, o, clock, loggers.log, loggers.events, taps!);
     if (typeof r !== 'string') started.relays?.attach(r);
     if (typeof r === 'string') {
       loggers.log.error({ category: 'startup', err: r }, 'live attachment failed');
       await snmp?.stop();
       await split?.stop();
       await em.stop();
+      taps?.close();
       return fail(r);
     }
     live = r;

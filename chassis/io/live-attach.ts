@@ -45,20 +45,26 @@ export interface LiveAttachment {
   close(): void;
 }
 
+/** The opened TAPs of a shelf, not yet connected to a path (`openLivePorts`). */
+export interface OpenedLivePorts {
+  readonly ports: ReadonlyArray<{ w: { slot: number; side: 'front' | 'back'; ifname: string; netns: string }; lp: LivePort }>;
+  close(): void;
+}
+
 /**
- * Opens the live ports of `config` and starts the live path on them.
+ * Opens the TAP of every live port of `config` (all or nothing), before anything else is made:
+ * frames that arrive before `attachLive` connects them are dropped.
  * @throws LivePortError for the first port that cannot be opened (nothing is left open);
  *   TypeError when the shelf has no live port at all
  */
-export function attachLive(opts: LiveAttachOptions): LiveAttachment {
-  const prefix = opts.prefix ?? 'atcasim';
+export function openLivePorts(config: ShelfConfig, prefix = 'atcasim'): OpenedLivePorts {
   const wanted: Array<{ slot: number; side: 'front' | 'back'; ifname: string; netns: string }> = [];
-  for (const f of opts.config.frus) {
+  for (const f of config.frus) {
     const p = f.kind === 'hub' ? f.frontPort : f.kind === 'processor' ? f.backPort : undefined;
     if (p === undefined) continue;
     wanted.push({ slot: f.slot!, side: f.kind === 'hub' ? 'front' : 'back', ifname: p.ifname ?? `${prefix}-s${f.slot}`, netns: p.netns ?? `${prefix}-router` });
   }
-  if (wanted.length === 0) throw new TypeError(`shelf "${opts.config.name}" has no live port (front_port on a hub, back_port on a processor board): give --config a live shelf`);
+  if (wanted.length === 0) throw new TypeError(`shelf "${config.name}" has no live port (front_port on a hub, back_port on a processor board): give --config a live shelf`);
   const opened: Array<{ w: (typeof wanted)[number]; lp: LivePort }> = [];
   try {
     for (const w of wanted) opened.push({ w, lp: openLivePort({ ifname: w.ifname, netns: w.netns }) });
@@ -66,6 +72,16 @@ export function attachLive(opts: LiveAttachOptions): LiveAttachment {
     for (const o of opened) o.lp.close();
     throw e;
   }
+  return { ports: opened, close: () => opened.forEach((o) => o.lp.close()) };
+}
+
+/**
+ * Connects the live ports of `config` (opened here, or `opts.opened`) to a new live path and
+ * starts it.
+ * @throws LivePortError / TypeError as `openLivePorts`
+ */
+export function attachLive(opts: LiveAttachOptions & { opened?: OpenedLivePorts }): LiveAttachment {
+  const opened = (opts.opened ?? openLivePorts(opts.config, opts.prefix)).ports;
   const front = new Map<number, FramePort>();
   const back = new Map<number, FramePort>();
   for (const { w, lp } of opened) (w.side === 'front' ? front : back).set(w.slot, { send: (f, n) => lp.send(f, n) });
