@@ -46,7 +46,7 @@ export function checkLiveFlags(o: LiveFlags): string | undefined {
  */
 export function startLive(em: Emulator, o: LiveFlags, clock: Clock, log: Logger, events: Logger, opened: OpenedLivePorts): LiveAttachment | string {
   try {
-    return attachLive({
+    const att = attachLive({
       opened,
       config: em.config,
       dataPlane: em.dataPlane,
@@ -55,6 +55,10 @@ export function startLive(em: Emulator, o: LiveFlags, clock: Clock, log: Logger,
       prefix: o.prefix ?? 'atcasim',
       onEvent: (ev) => events.warn({ event: ev.type, slot: `slot${ev.slot}`, detail: ev.detail }, ev.detail),
     });
+    // Session sync carries each connection's translation; a board that takes a share over
+    // translates its connections identically (docs/ha.md "Live mode").
+    em.ha?.setSessionBindings?.(att.path);
+    return att;
   } catch (e) {
     if (e instanceof LivePortError) return `--live: ${e.message}`;
     if (e instanceof TypeError) return `--live: ${e.message}`;

@@ -28,19 +28,18 @@
  *   loss for the HA claim that follows (ha.md §5.5 oracle, t_f = now).
  * Sessions in TIME_WAIT or CLOSE are not counted as lost (no longer open).
  *
- * Limits (documented in docs/ha.md): the emulated data plane forwards independently of the HA
- * software, so a hung node's board keeps forwarding until its watchdog resets it (t_f = the
- * reset), an uplink fault does not stop packet processing, and a failed board's buckets move to
- * its buddy in hardware before the buddy's member claims the share.
+ * Limits: docs/ha.md "Known limits of the emulator's HA part". Live path: the translations travel
+ * with the sessions (SessionBindings, session-payload.ts).
  */
 import type { Clock } from '../../board/common/clock.ts';
 import type { Logger } from '../../board/common/logger.ts';
 import { FlowTuple } from '../../board/packet/flow-tuple.ts';
 import type { ProcessorBoard } from '../../board/processor/processor-board.ts';
 import { newSessionRecord } from '../../board/processor/session-record.ts';
-import { decodePayload, encodePayload, sessionKey } from './session-payload.ts';
+import { decodePayload, encodePayload, payloadBinding, sessionKey } from './session-payload.ts';
+import type { SessionBindings } from './session-payload.ts';
+export type { SessionBindings } from './session-payload.ts';
 import type { SessionRecord } from '../../board/processor/session-record.ts';
-import { SessionState } from '../../board/processor/tcp-state.ts';
 import type { DataPlane } from '../dataplane/data-plane.ts';
 import { shareRouter } from './share-router.ts';
 import type { HaFabric, HaDataModel, LostItem, MoveFacts, NodeDataEvent } from '../ha/ha-fabric.ts';
@@ -50,6 +49,8 @@ import { emptyShareDataPlane } from '../ha/node-ports.ts';
 import type { ShareDataPlane, ShareRouter } from '../ha/node-ports.ts';
 import type { SessionSink, SessionSource, SyncRecord } from '../ha/sync-types.ts';
 import type { LostByAge } from './ha-seam.ts';
+import { LostByAgeCounter } from './lost-by-age.ts';
+import { BoardIndex, isOpen } from './board-index.ts';
 
 /** What the model asks of the emulator's HA part. */
 export interface BoardModelHooks {
@@ -59,169 +60,10 @@ export interface BoardModelHooks {
   plannedLeave(slot: number): boolean;
 }
 
-/** A window ending this long before the last scan needs no new scan (the pump's lag is far below it), ms. */
-const SCAN_SLACK_MS = 200;
-/** How far back a scan looks for sessions that appeared late, ms. */
-const LOOKBACK_MS = 5000;
-/** Ended sessions are looked for at most this often, ms. */
-const END_CHECK_MS = 1000;
-
-/** A session in a board's index. */
-interface Item {
-  e: number;
-  created: number;
-  hash: number;
-  key: string | null;
-  sent: boolean;
-}
-
 /** Logical slot of `slotN`, or -1. */
 export function slotNumber(node: string): number {
   const m = /^slot([0-9]{1,3})$/.exec(node);
   return m ? Number(m[1]) : -1;
-}
-
-/** True for a session state that still carries traffic (not TIME_WAIT or CLOSE). */
-function isOpen(state: number): boolean {
-  return state !== SessionState.TIME_WAIT && state !== SessionState.CLOSE && state !== SessionState.FREE;
-}
-
-/**
- * Per-board index of live sessions by share and creation time, refreshed from the board's table.
- */
-class BoardIndex {
-  private readonly byShare = new Map<string, Item[]>();
-  private readonly byEntry = new Map<number, Item & { share: string }>();
-  private scanT = -Infinity;
-  private insertedAtScan = -1;
-  private dirty = true;
-  private lastEndCheck = new Map<string, number>();
-  private readonly rec = newSessionRecord();
-
-  constructor(
-    readonly board: ProcessorBoard,
-    private readonly classify: (rec: SessionRecord) => string | null,
-    private readonly now: () => number,
-  ) {}
-
-  /** Something was imported into (or cleared from) the live table: rebuild on next use. */
-  invalidate(): void {
-    this.dirty = true;
-  }
-
-  valid(it: Item): boolean {
-    const t = this.board.table;
-    return t.stateOf(it.e) !== 0 && t.hashOf(it.e) === it.hash && t.createdOf(it.e) === it.created;
-  }
-
-  private items(share: string): Item[] {
-    let a = this.byShare.get(share);
-    if (!a) this.byShare.set(share, (a = []));
-    return a;
-  }
-
-  /**
-   * Makes sure every session created up to `upTo` is indexed. A session appears in the table when
-   * its first packet is delivered, which may lag its creation time a little (the traffic pump):
-   * a scan is skipped only when nothing was inserted since the last one, or when the window ends
-   * well before it; each scan looks back LOOKBACK_MS (entries already indexed are skipped).
-   */
-  ensure(upTo: number): void {
-    if (this.dirty) {
-      this.rebuild();
-      return;
-    }
-    if (this.board.table.inserted === this.insertedAtScan) return;
-    if (upTo < this.scanT - SCAN_SLACK_MS) return;
-    this.scan(this.scanT - LOOKBACK_MS);
-  }
-
-  private rebuild(): void {
-    this.byShare.clear();
-    this.byEntry.clear();
-    this.dirty = false;
-    this.scan(-Infinity);
-  }
-
-  private scan(from: number): void {
-    const t = this.board.table;
-    const fresh: Array<Item & { share: string }> = [];
-    t.forEach((e) => {
-      const created = t.createdOf(e);
-      if (created < from) return;
-      const hash = t.hashOf(e);
-      const old = this.byEntry.get(e);
-      if (old && old.created === created && old.hash === hash) return;
-      t.readRecord(e, this.rec);
-      const share = this.classify(this.rec);
-      if (share === null) return;
-      const it = { e, created, hash, key: null, sent: false, share };
-      this.byEntry.set(e, it);
-      fresh.push(it);
-    });
-    this.scanT = this.now();
-    this.insertedAtScan = t.inserted;
-    if (fresh.length === 0) return;
-    fresh.sort((a, b) => a.created - b.created || a.e - b.e);
-    const touched = new Set<string>();
-    for (const it of fresh) {
-      this.items(it.share).push(it);
-      touched.add(it.share);
-    }
-    for (const s of touched) {
-      const a = this.items(s);
-      // Appends are in order unless an older session appeared (rebuild covers imports): keep sorted.
-      for (let i = 1; i < a.length; i++) {
-        if (a[i - 1]!.created > a[i]!.created) {
-          a.sort((x, y) => x.created - y.created || x.e - y.e);
-          break;
-        }
-      }
-    }
-  }
-
-  /** Valid items of `share` created in (after, upTo], oldest first. */
-  *between(share: string, after: number, upTo: number): Generator<Item> {
-    this.ensure(upTo);
-    const a = this.items(share);
-    let lo = 0;
-    let hi = a.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (a[mid]!.created > after) hi = mid;
-      else lo = mid + 1;
-    }
-    for (let i = lo; i < a.length; i++) {
-      const it = a[i]!;
-      if (it.created > upTo) break;
-      if (this.valid(it)) yield it;
-    }
-  }
-
-  /** Sessions of `share` that were sent and have ended since the last check (at most every END_CHECK_MS). */
-  drainEnded(share: string): Array<{ key: string; createdAt: number; sessions: number }> {
-    const now = this.now();
-    if (now - (this.lastEndCheck.get(share) ?? -Infinity) < END_CHECK_MS) return [];
-    this.lastEndCheck.set(share, now);
-    const a = this.items(share);
-    const out: Array<{ key: string; createdAt: number; sessions: number }> = [];
-    const keep: Item[] = [];
-    for (const it of a) {
-      if (this.valid(it)) {
-        keep.push(it);
-        continue;
-      }
-      this.byEntry.delete(it.e);
-      if (it.sent && it.key !== null) out.push({ key: it.key, createdAt: it.created, sessions: 1 });
-    }
-    if (keep.length !== a.length) this.byShare.set(share, keep);
-    return out;
-  }
-
-  /** The record of an item (shared buffer: copy what you keep). */
-  record(it: Item): SessionRecord {
-    return this.board.table.readRecord(it.e, this.rec);
-  }
 }
 
 /** A standby store: the records held for a share on one board (keys for the sweep). */
@@ -253,9 +95,11 @@ export class BoardDataModel implements HaDataModel {
   /** Sessions handed to a buddy by planned deactivations, and lost by board failures (reports). */
   handedOver = 0;
   lostOnFailure = 0;
-  /** Open sessions lost since start, by age at t_f (LostByAge). */
-  private lostYoung = 0;
-  private lostEstablished = 0;
+  /** Open sessions lost since start, by age at t_f. */
+  private readonly lostCounter = new LostByAgeCounter(() => (this.fabric ? this.fabric.cfg.syncMinAgeMs + this.fabric.cfg.syncBatchMs : Infinity));
+  private bindings: SessionBindings | null = null;
+  /** Sessions a new owner took over with their synced translation (live path). */
+  adoptedBindings = 0;
 
   /**
    * @param dp    the shelf's data plane (built with buddy failover)
@@ -284,6 +128,32 @@ export class BoardDataModel implements HaDataModel {
 
   attach(fabric: HaFabric): void {
     this.fabric = fabric;
+  }
+
+  /** Connects the live path's translations: sync payloads carry them, new owners adopt them. */
+  setBindings(b: SessionBindings | null): void {
+    this.bindings = b;
+  }
+
+  /** The new owner `node` adopts the translations its standby copies of `share` carry. */
+  private adoptHeld(node: string, share: string): void {
+    const bd = this.bindings;
+    const slot = slotNumber(node);
+    if (bd === null || slot < 0) return;
+    const now = this.clock.now();
+    const scratch = newSessionRecord();
+    for (const [key, payload] of this.store(node, share).held) {
+      const t = payloadBinding(payload);
+      if (t === null) continue;
+      const rec = decodePayload({ key, createdAt: now, sessions: 1, size: payload.length, payload }, now, scratch);
+      if (rec && bd.adopt(slot, rec, t)) this.adoptedBindings++;
+    }
+  }
+
+  /** The buddy took over `from`'s live sessions in-process (a final sync): it adopts their translations. */
+  private adoptFrom(from: number, to: number, r: SessionRecord): void {
+    const t = this.bindings?.bindingOf(from, r);
+    if (t && this.bindings!.adopt(to, r, t)) this.adoptedBindings++;
   }
 
   private isBoardShare(share: string): boolean {
@@ -337,26 +207,9 @@ export class BoardDataModel implements HaDataModel {
     return s;
   }
 
-  /**
-   * Sessions lost since start by age cohort: young (younger than T_s + B at t_f) and established.
-   * @returns counts and the boundary, ms
-   */
+  /** Sessions lost since start by age cohort (LostByAgeCounter). @returns counts and the boundary, ms */
   lostByAge(): LostByAge {
-    return { young: this.lostYoung, established: this.lostEstablished, establishedMs: this.establishedMs() };
-  }
-
-  private establishedMs(): number {
-    return this.fabric ? this.fabric.cfg.syncMinAgeMs + this.fabric.cfg.syncBatchMs : Infinity;
-  }
-
-  /** Counts lost items by their age at `tf`. @returns the items */
-  private countLost(items: LostItem[], tf: number): LostItem[] {
-    const est = this.establishedMs();
-    for (const it of items) {
-      if (tf - it.createdAt >= est) this.lostEstablished += it.sessions;
-      else this.lostYoung += it.sessions;
-    }
-    return items;
+    return this.lostCounter.snapshot();
   }
 
   // ---------------------------------------------------------------- HaDataModel
@@ -388,7 +241,7 @@ export class BoardDataModel implements HaDataModel {
       // A move without a board leaving service (planned switchover, a claim over a live peer, a
       // reclaim while the buddy holds the share): what `prev` holds that the new owner does not is lost.
       const now = this.clock.now();
-      const lost = this.countLost(this.missing(prev, node, share), now);
+      const lost = this.lostCounter.count(this.missing(prev, node, share), now);
       this.pendingMove.set(share, {
         tf: now, watermark: this.fabric.controller(prev).sender(share)?.ackedWatermark() ?? -Infinity, stopFaults: null, forwardingAt: now, lost,
         to: node, ...(prev !== target ? { from: prev } : {}),
@@ -450,8 +303,6 @@ export class BoardDataModel implements HaDataModel {
     this.lostSoftware.delete(node);
   }
 
-  // ---------------------------------------------------------------- the DataPlane's handover hook
-
   /**
    * The board in `slot` leaves service with sessions in its table (DataPlane `handover` hook).
    * @returns how many sessions its buddy took over (the rest are counted lost by the data plane)
@@ -474,6 +325,7 @@ export class BoardDataModel implements HaDataModel {
         if (buddyBoard.importSession(share, r, now)) {
           touched.add(share);
           taken++;
+          this.adoptFrom(slot, buddySlot, r);
         }
       });
       if (buddyBoard) for (const s of touched) buddyBoard.promote(s, now);
@@ -507,13 +359,14 @@ export class BoardDataModel implements HaDataModel {
         lost.push({ createdAt: r.createdMs, sessions: 1 });
       }
       if (buddyBoard) {
+        this.adoptHeld(buddy, share);
         buddyBoard.promote(share, now);
         standby.clear();
         this.index(buddy)?.invalidate();
       }
       taken += held - lost.length;
       this.lostOnFailure += lost.length;
-      this.countLost(lost, lostSw?.at ?? now);
+      this.lostCounter.count(lost, lostSw?.at ?? now);
       // An earlier move of this share that no takeover claimed ends here: its sessions were on `node`.
       this.flushPending(share, `the hubs moved it to ${node} and no takeover followed before ${node} left service`, true);
       const from = this.fabric.routerTarget(share) !== node ? { from: node } : {};
@@ -523,8 +376,6 @@ export class BoardDataModel implements HaDataModel {
     }
     return taken;
   }
-
-  // ---------------------------------------------------------------- helpers used by BoardShare
 
   /** Live, open sessions of `share` on `from`'s board that `to`'s live table does not hold. */
   private missing(from: string, to: string, share: string): LostItem[] {
@@ -553,9 +404,10 @@ export class BoardDataModel implements HaDataModel {
       recs.push({ ...r, client: Uint8Array.from(r.client), server: Uint8Array.from(r.server) });
     }
     const now = this.clock.now();
+    const to = slotNumber(this.holderOf(share) ?? '');
     for (const r of recs) {
       b.table.deleteRecord(r);
-      if (b.importSession(share, r, now)) st.held.set(sessionKey(r), encodePayload(r, now));
+      if (b.importSession(share, r, now)) st.held.set(sessionKey(r), encodePayload(r, now, this.bindings?.bindingOf(to, r) ?? null));
     }
     ix.invalidate();
   }
@@ -577,7 +429,7 @@ export class BoardDataModel implements HaDataModel {
       const r = ix.record(it);
       it.key ??= sessionKey(r);
       it.sent = true;
-      const payload = encodePayload(r, now);
+      const payload = encodePayload(r, now, this.bindings?.bindingOf(slotNumber(node), r) ?? null);
       yield { key: it.key, createdAt: it.created, sessions: 1, size: payload.length, payload };
     }
   }
@@ -626,11 +478,14 @@ export class BoardDataModel implements HaDataModel {
       if (pix && this.board(peer)) {
         for (const it of pix.between(share, -Infinity, Infinity)) {
           const r = pix.record(it);
+          this.adoptFrom(slotNumber(peer), slotNumber(node), r);
           b.table.loadRecordKey(r);
           if (b.table.find() >= 0) continue;
           b.importSession(share, r, now);
         }
       }
+    } else {
+      this.adoptHeld(node, share);
     }
     b.promote(share, now);
     this.store(node, share).held.clear();
@@ -651,7 +506,7 @@ export class BoardDataModel implements HaDataModel {
     }
     for (const r of recs) b.table.deleteRecord(r);
     ix.invalidate();
-    this.countLost(lost, this.clock.now());
+    this.lostCounter.count(lost, this.clock.now());
     this.fabric.noteLoss(lost, share, this.clock.now());
   }
 

@@ -51,6 +51,7 @@ import { eventSensor } from '../sensors/event-sensors.ts';
 import { generatorIdForIpmb } from '../sensors/sel.ts';
 import { BoardDataModel, slotNumber } from './ha-board.ts';
 import { PayloadInstaller } from './payload-upgrade.ts';
+import type { SessionBindings } from './session-payload.ts';
 import type { HaContext, HaEnvironment, HaEnvironmentFactory, HaFactory, HaFaultModel, HaMemberView, HaOperatorAction, HaPart, LostByAge } from './ha-seam.ts';
 
 /** Options of the emulator's HA part. */
@@ -95,6 +96,11 @@ export class EmulatorHa implements HaPart {
   readonly fabric: HaFabric;
   /** The board data model (sessions handed over / lost at board changes). */
   readonly model: BoardDataModel;
+
+  /** See HaPart.setSessionBindings. */
+  setSessionBindings(b: SessionBindings | null): void {
+    this.model.setBindings(b);
+  }
   readonly ipmiHooks: ShelfIpmiHaHooks;
   readonly handover: SessionHandover;
   /** The clock the HA layer runs on (stall-compensated in wall-clock mode). */

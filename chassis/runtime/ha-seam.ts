@@ -21,6 +21,7 @@
  * faults (the simulator, chassis/sim/ha-simulator.ts, which satisfies `HaFaultModel`). The
  * runtime imports neither: it sees the two ports below.
  */
+import type { SessionBindings } from './session-payload.ts';
 import type { DataPlane } from '../dataplane/data-plane.ts';
 import type { SessionHandover } from '../dataplane/types.ts';
 import type { FabricSupervisor } from '../ha/ha-fabric.ts';
@@ -86,6 +87,8 @@ export interface HaPart {
    * returns how many the buddy took over (the rest are counted lost). Optional.
    */
   readonly handover?: SessionHandover;
+  /** Live mode: the live path's translations travel with the synced sessions (session-payload.ts). Optional. */
+  setSessionBindings?(b: SessionBindings | null): void;
 }
 
 /**

@@ -17,6 +17,18 @@ import { decodeSessionRecord, encodeSessionRecord, newSessionRecord, sessionReco
 import type { SessionRecord } from '../../board/processor/session-record.ts';
 import type { SyncRecord } from '../ha/sync-types.ts';
 
+/**
+ * The live path's translations (chassis/dataplane/live/live-path.ts implements it): what a session
+ * is translated with on a board (its sync payload carries it) and how a board that took the
+ * session over adopts it. Absent without a live path: sessions sync without bindings.
+ */
+export interface SessionBindings {
+  /** The translation board `slot` applies to `rec` (nat/fullnat), or null. */
+  bindingOf(slot: number, rec: SessionRecord): Translation | null;
+  /** Board `slot` took `rec` over with the synced `binding`: translate it identically. */
+  adopt(slot: number, rec: SessionRecord, binding: Translation): boolean;
+}
+
 function hex(b: Uint8Array, n: number): string {
   let s = '';
   for (let i = 0; i < n; i++) s += (b[i]! < 16 ? '0' : '') + b[i]!.toString(16);

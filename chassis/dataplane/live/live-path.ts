@@ -34,11 +34,13 @@ import { PacketParser } from '../../../board/packet/parse.ts';
 import { isIcmpError, translateIcmpFromServer } from '../../../board/processor/forwarding/icmp-translate.ts';
 import { LocalAddressPool, type LocalEndpoint } from '../../../board/processor/forwarding/local-address-pool.ts';
 import { natInbound, natOutbound } from '../../../board/processor/forwarding/nat.ts';
-import { newTranslation, XLATE_REASONS, XlateResult, type ForwardingMode } from '../../../board/processor/forwarding/translation.ts';
+import { newTranslation, XLATE_REASONS, XlateResult, type ForwardingMode, type Translation } from '../../../board/processor/forwarding/translation.ts';
+import { FlowTuple } from '../../../board/packet/flow-tuple.ts';
+import type { SessionRecord } from '../../../board/processor/session-record.ts';
 import { parseAddress } from '../../../board/processor/ip-address.ts';
 import type { ShelfConfig } from '../../config/types.ts';
 import type { DataPlane } from '../data-plane.ts';
-import { backKeyOf, ConnTable, copyTuple, frameKey, quoteReplyKey, type Conn } from './conn-table.ts';
+import { backKeyOf, ConnTable, copyTuple, frameKey, partsKey, quoteReplyKey, type Conn } from './conn-table.ts';
 import { addressKey, LinkEndpoint, type FramePort } from './link-endpoint.ts';
 import { LiveProber } from './live-prober.ts';
 
@@ -101,7 +103,12 @@ export class LiveDataPath {
   private readonly log: Logger;
   private readonly onEvent: (ev: LiveEvent) => void;
   private readonly gateways = new Map<number, { gw4: Uint8Array | null; gw6: Uint8Array | null }>();
+  /** Full-NAT pools by the slot of the share they belong to (the board whose home share it is). */
   private readonly pools = new Map<number, LocalAddressPool>();
+  /** Per pool (home slot): the slot whose back link answers for its local addresses now. */
+  private readonly poolOwner = new Map<number, number>();
+  private ownersVersion = -1;
+  private homeTable: Int32Array | null = null;
   private readonly exhausted = new Set<number>();
   private readonly rs: RsInfo[] = [];
   private readonly backMtu: number;
@@ -153,6 +160,7 @@ export class LiveDataPath {
         if (bp.localAddresses.length > 0) {
           const pool = new LocalAddressPool({ addresses: bp.localAddresses, portMin: bp.localPortMin, portMax: bp.localPortMax }, services.map((s) => ({ service: s.name, vip: s.vip })));
           this.pools.set(f.slot!, pool);
+          this.poolOwner.set(f.slot!, f.slot!);
           for (const a of bp.localAddresses) ep.owned.add(addressKey(parseAddress(a).family, parseAddress(a).bytes));
         }
         this.backs.set(f.slot!, ep);
@@ -278,8 +286,15 @@ export class LiveDataPath {
     if (rs.mode === 'tunnel') return this.drop('tunnel_not_live');
     const back = this.backs.get(slot);
     if (back === undefined) return this.drop('no_back_port');
+    this.refreshLocalOwners();
     const key = frameKey(frame, lay);
     let c = this.conns.front(key);
+    if (c !== undefined && c.slot !== slot && !this.dp.isInService(c.slot)) {
+      // The board that translated it left service: its memory is gone. The buddy translates the
+      // connection the same way only if the binding came with the session's sync (adopt).
+      this.conns.remove(c);
+      c = undefined;
+    }
     if (c === undefined || c.rsId !== rsId || c.slot !== slot) {
       c = this.newConn(frame, hub, slot, rsId, rs, key, pkt.outer);
       if (c === undefined) return;
@@ -307,7 +322,11 @@ export class LiveDataPath {
     t.rsPort = rs.port === 0 ? t.vipPort : rs.port;
     let pool: LocalAddressPool | null = null;
     if (rs.mode === 'fullnat') {
-      pool = this.pools.get(slot) ?? null;
+      // The pool of the connection's share (its home board's local addresses): two boards owning
+      // different shares never hand out the same local address and port, and after a takeover
+      // the owner keeps allocating from the share's pool, where synced connections hold their ports.
+      const home = this.shareSlot(tuple);
+      pool = this.pools.get(home) ?? this.pools.get(slot) ?? null;
       if (pool === null) {
         this.drop('no_local_address');
         return undefined;
@@ -335,11 +354,108 @@ export class LiveDataPath {
     return c;
   }
 
+  /** Slot of the board whose share a client-side tuple belongs to (the home of its ECMP bucket), -1 when unknown. */
+  private shareSlot(t: FlowTuple): number {
+    const g = this.dp.group;
+    const hub = this.dp.hubs[0];
+    if (g.mapping !== 'resilient' || hub === undefined) return -1;
+    if (this.homeTable === null || this.ownersVersion !== g.version) this.homeTable = g.homeTable();
+    const b = g.bucketOf(hub.hashTuple(t));
+    return b >= 0 ? g.slotOf(this.homeTable[b]!) : -1;
+  }
+
+  /**
+   * The local addresses of each share follow the share: the board serving its home's ECMP buckets
+   * answers for them. When that board changes (a takeover, a handover, a board back in service),
+   * the addresses move and the new owner announces them (gratuitous ARP, unsolicited NA:
+   * RFC 5227 §3, RFC 4861 §7.2.6) so the real servers send replies to its MAC.
+   */
+  refreshLocalOwners(): void {
+    const g = this.dp.group;
+    if (g.version === this.ownersVersion || g.mapping !== 'resilient') return;
+    this.homeTable = g.homeTable();
+    this.ownersVersion = g.version;
+    for (const [home, pool] of this.pools) {
+      const buckets = g.homeBuckets(home);
+      const serving = buckets.length > 0 ? g.slotOf(g.servingAt(buckets[0]!)) : -1;
+      const owner = serving >= 0 && this.backs.has(serving) ? serving : home;
+      const was = this.poolOwner.get(home) ?? home;
+      if (owner === was) continue;
+      const old = this.backs.get(was);
+      const ep = this.backs.get(owner)!;
+      for (const a of pool.addresses) {
+        old?.owned.delete(addressKey(a.family, a.bytes));
+        ep.owned.add(addressKey(a.family, a.bytes));
+      }
+      this.poolOwner.set(home, owner);
+      ep.announce(pool.addresses);
+      this.log.info({ category: 'live-local', share: `slot${home}`, slot: owner }, `local addresses of slot${home}'s share answered by slot${owner}`);
+    }
+  }
+
+  /** The slot answering for the local addresses of `home`'s share (tests, stats). */
+  localOwner(home: number): number {
+    return this.poolOwner.get(home) ?? home;
+  }
+
+  /**
+   * The translation of the session `rec` as board `slot` applies it, for its sync payload; null
+   * for a session the live path does not translate there (dr, tunnel, not seen, another board).
+   */
+  bindingOf(slot: number, rec: SessionRecord): Translation | null {
+    const c = this.conns.front(partsKey(rec.family, rec.proto, rec.client, rec.clientPort, rec.server, rec.serverPort));
+    return c !== undefined && c.slot === slot && c.t.mode !== 'dr' ? c.t : null;
+  }
+
+  /**
+   * Board `slot` took over the session `rec` with the translation `binding` its sync carried: from
+   * now on it translates the connection exactly so (same RS, same local address and port, the port
+   * held in the share's pool). The RS comes from the record's RS id and the configuration.
+   * @returns false when the binding does not fit the configuration (unknown RS, another mode,
+   *   a local address in no pool); nothing is changed then
+   */
+  adopt(slot: number, rec: SessionRecord, binding: Translation): boolean {
+    const rs = this.rs[rec.rs];
+    if (rs === undefined || rs.mode !== binding.mode || rs.family !== rec.family || !this.backs.has(slot)) return false;
+    const t = newTranslation(binding.mode, rec.family);
+    t.client.set(rec.client);
+    t.clientPort = rec.clientPort;
+    t.vip.set(rec.server);
+    t.vipPort = rec.serverPort;
+    t.rs.set(rs.address);
+    t.rsPort = rs.port === 0 ? t.vipPort : rs.port;
+    let pool: LocalAddressPool | null = null;
+    if (binding.mode === 'fullnat') {
+      for (const p of this.pools.values()) if (p.addresses.some((a) => a.family === rec.family && a.bytes.subarray(0, rec.family === 6 ? 16 : 4).every((x, i) => x === binding.local[i]))) pool = p;
+      if (pool === null) return false;
+      t.local.set(binding.local);
+      t.localPort = binding.localPort;
+    }
+    const frontKey = partsKey(rec.family, rec.proto, rec.client, rec.clientPort, rec.server, rec.serverPort);
+    const old = this.conns.front(frontKey);
+    if (old !== undefined) this.conns.remove(old);
+    if (pool !== null && !pool.reserve(rec.family, rec.proto, rs.dest, t.local, t.localPort)) return false;
+    const tuple = new FlowTuple();
+    tuple.family = rec.family;
+    tuple.src.set(rec.client);
+    tuple.dst.set(rec.server);
+    tuple.proto = rec.proto;
+    tuple.hasPorts = rec.hasPorts;
+    tuple.sport = rec.clientPort;
+    tuple.dport = rec.serverPort;
+    let hub = old?.hub ?? -1;
+    if (hub < 0 || !this.dp.isInService(hub)) for (const s of this.fronts.keys()) if (this.dp.isInService(s)) { hub = s; break; }
+    this.conns.add({ t, proto: rec.proto, slot, hub, rsId: rec.rs, frontKey, backKey: binding.mode === 'dr' ? '' : backKeyOf(t, rec.proto), tuple, pool, poolDest: rs.dest });
+    this.refreshLocalOwners();
+    return true;
+  }
+
   /** A frame from processor board `slot`'s back link (a view valid during the call). */
   receiveBack(slot: number, frame: Uint8Array): void {
     const ep = this.backs.get(slot);
     if (ep === undefined) return;
     this.counts.backFrames++;
+    this.refreshLocalOwners();
     if (!this.l2(ep, frame)) return;
     const lay = this.lay;
     if (this.toOwned(ep, frame)) {
@@ -423,6 +539,7 @@ export class LiveDataPath {
   /** Drops the connections whose session the board no longer holds; moves the back gateway. */
   sweep(): number {
     this.refreshGateway();
+    this.refreshLocalOwners();
     return this.conns.sweep((c) => {
       const table = this.dp.board(c.slot).table;
       table.loadKey(c.tuple);

@@ -19,9 +19,6 @@ import type { CommandDef } from '../controller.ts';
 import type { LanServices } from '../lan-services.ts';
 import { lanChannel } from './session.ts';
 
-/** Completion code for writing a read-only parameter. */
-export const CC_PARAM_READ_ONLY = 0x82;
-
 const dotted = (d: Uint8Array) => [...d].join('.');
 const colons = (d: Uint8Array) => [...d].map((b) => b.toString(16).padStart(2, '0')).join(':');
 
