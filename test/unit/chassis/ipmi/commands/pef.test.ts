@@ -75,7 +75,7 @@ describe('PEF configuration', () => {
       [[0x01, 19, 0x01, 0x00, 0, 224, 0, 0, 1, 0, 0, 0, 0, 0, 0], 0xcc], // multicast
       [[0x01, 19, 0x01, 0x00, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0], 0xcc], // 0.0.0.9
       [[0x01, 19, 0x01, 0x00, 0, 10, 0, 0], 0xc7],
-      [[0x01, 3, 10, 0, 0, 9], 0x82], // the interface's own address is not settable here
+      [[0x01, 1, 0x15], 0x82], // authentication type support is read only (the address, 3, is settable: clia setlanconfig)
       [[0x01, 99, 0], 0x80],
     ];
     for (const [data, cc] of refused) expect(r.call(0x20, TR, 0x01, data).cc, JSON.stringify(data)).toBe(cc);
