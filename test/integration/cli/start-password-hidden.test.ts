@@ -23,7 +23,7 @@ afterAll(() => {
 });
 
 async function start(name: string, password: string, stdin?: string): Promise<{ p: ChildProcess; port: number; out: () => string }> {
-  const env = { ...process.env, XDG_RUNTIME_DIR: dir };
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_RUNTIME_DIR: dir };
   delete env.ATCASIM_ADMIN_PASSWORD;
   delete env.npm_lifecycle_event;
   const p = spawn(process.execPath, [ATCASIM_BIN, 'start', '--headless', '--ipmi-port', '0', '--rate', '200', '--db', join(dir, `${name}.db`), '--admin-password', password], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
