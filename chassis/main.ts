@@ -13,6 +13,7 @@ import type { CliContext } from './cli/context.ts';
  * @returns the exit status: 0 ok, 1 check failed/refused, 2 usage or input error.
  */
 export async function main(argv: string[], io: Partial<Pick<CliContext, 'stdout' | 'stderr'>> = {}): Promise<number> {
+  if (!io.stdout) quietOnBrokenPipe(process.stdout);
   let code = 0;
   const ctx: CliContext = {
     stdout: io.stdout ?? process.stdout,
@@ -42,6 +43,22 @@ export async function main(argv: string[], io: Partial<Pick<CliContext, 'stdout'
     throw e;
   }
   return code;
+}
+
+let pipeWatched = false;
+
+/**
+ * A reader that stops early (`atcasim fields x.pcap | head -1`, `scenario --json | head`) closes
+ * the pipe: the next write fails with EPIPE. That is the reader's choice, not an error: end at once
+ * with status 0, as the shell tools `head` is used with do, instead of a stack trace.
+ */
+function quietOnBrokenPipe(out: NodeJS.WriteStream): void {
+  if (pipeWatched) return;
+  pipeWatched = true;
+  out.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
 }
 
 /** The package's version (package.json beside chassis/). */

@@ -32,6 +32,7 @@ import { CaptureFileReader } from '../io/capture-file.ts';
 import { nodeCryptoRandom } from '../io/crypto-random.ts';
 import { PetSender } from '../io/pet-sender.ts';
 import { DEFAULT_SHELF_NAME, defaultDbPath, readDefaultShelfYaml } from '../io/data-dir.ts';
+import { readSecret } from '../io/read-secret.ts';
 import { createLoggers, isLogLevel, LOG_LEVELS, type LogLevel, type ProcessLoggers } from '../io/logger.ts';
 import { ControlServer } from '../io/control-server.ts';
 import { consoleLinkDirs, ptyConsoleExpose } from '../io/serial-console.ts';
@@ -152,7 +153,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--ipmi-cipher-suites <list>', 'RMCP+ cipher suites offered (default 3,17)', suitesArg)
     .option('--ipmi-insecure-cipher0', 'UNSAFE: offer cipher suite 0 (no authentication: any password logs in)')
     .option('--admin-user <name>', 'first start: administrator name (default admin)')
-    .option('--admin-password <pw>', 'first start: administrator password (else $ATCASIM_ADMIN_PASSWORD, else a random one printed once)')
+    .option('--admin-password <pw>', 'first start: administrator password, "-" to type it without echo (else $ATCASIM_ADMIN_PASSWORD, else a random one printed once)')
     .option('--snmp-port <port>', 'serve SNMP (read-only v2c/v3, the shelf YAML\'s snmp section) on this UDP port; 0 picks a free one (default: snmp.port, else none)', intArg('--snmp-port', 0, 65535))
     .option('--no-ha', 'run without the HA pairs (no arbitration, watchdogs or session sync)')
     .option('--split', 'run the shelf-manager pair as two `atcasim shmc` processes (kill -9 / kill -STOP them; docs/split.md)')
@@ -225,6 +226,19 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
     ctx.stderr.write(`${me}: ${msg}\n`);
     return 2;
   };
+  if (o.adminPassword !== undefined) {
+    // keep the password out of `ps` (Linux: the title overwrites the command line /proc shows)
+    process.title = me;
+    if (o.adminPassword === '-') {
+      try {
+        o.adminPassword = await readSecret('Administrator password: ');
+      } catch (e) {
+        return fail((e as Error).message);
+      }
+    } else if (process.env.npm_lifecycle_event) {
+      ctx.stderr.write(`${me}: note: npm printed this command line with the password; give it as --admin-password - (asked without echo) or in ATCASIM_ADMIN_PASSWORD\n`);
+    }
+  }
   const inputs = readStartInputs(o, fail);
   if (typeof inputs === 'number') return inputs;
   // --live: the lab's TAPs first, so a missing or busy one refuses before anything is made

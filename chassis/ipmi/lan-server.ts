@@ -318,6 +318,29 @@ export class LanServer implements LanServices, LoginHost {
     };
   }
 
+  /**
+   * A login refused for want of a session slot is the operator's business, not noise: logged at
+   * warn with the limits in force and what the clients print for it (ipmitool "insufficient
+   * resources for session", FreeIPMI "BMC busy"), so a client that keeps retrying can be explained.
+   */
+  private logSessionLimit(peer: Peer, detail: string): void {
+    const l = this.sessions.limits;
+    this.log.warn(
+      {
+        category: 'login-refused',
+        reason: 'session-limit',
+        peer: `${peer.address}:${peer.port}`,
+        detail,
+        active: this.sessions.active().length,
+        max_sessions: l.maxSessions,
+        max_sessions_per_user: l.maxSessionsPerUser,
+        idle_timeout_ms: l.idleTimeoutMs,
+      },
+      `IPMI login refused: ${detail} (at most ${l.maxSessions} sessions, ${l.maxSessionsPerUser} per user; an idle session closes after ${Math.round(l.idleTimeoutMs / 1000)} s). ` +
+        'ipmitool says "insufficient resources for session", FreeIPMI "BMC busy"; close sessions (ipmitool session info all) or wait',
+    );
+  }
+
   drop(category: DropCategory, peer: Peer, now: number, detail: string): void {
     this.counters.dropped[category] = (this.counters.dropped[category] ?? 0) + 1;
     let w = this.logWindows.get(category);
@@ -328,7 +351,8 @@ export class LanServer implements LanServices, LoginHost {
     }
     if (w.logged < LOG_PER_WINDOW) {
       w.logged++;
-      this.log.debug({ category, peer: `${peer.address}:${peer.port}`, detail }, 'datagram dropped');
+      if (category === 'session-limit') this.logSessionLimit(peer, detail);
+      else this.log.debug({ category, peer: `${peer.address}:${peer.port}`, detail }, 'datagram dropped');
     } else {
       w.suppressed++;
     }

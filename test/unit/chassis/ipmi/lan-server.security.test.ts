@@ -224,11 +224,20 @@ describe('privilege', () => {
 
 describe('session limits and floods', () => {
   it('enforces the per-user limit (RAKP2 01h) without starving other users', () => {
-    const { wire } = setup({ limits: { maxSessionsPerUser: 2 } });
+    const { wire, records } = setup({ limits: { maxSessionsPerUser: 2 } });
     for (let i = 0; i < 2; i++) expect(new RmcpPlusClient(wire(41000 + i), 'admin', 'adminpass', 3).login().ok).toBe(true);
+    expect(records.filter((r) => (r.obj as { category?: string }).category === 'login-refused')).toEqual([]);
     expect(new RmcpPlusClient(wire(41002), 'admin', 'adminpass', 3).login()).toMatchObject({ ok: false, failedAt: 'rakp2', status: 0x01 });
     expect(new Ipmi15Client(wire(41003), 'admin', 'adminpass').login(4)).toMatchObject({ ok: false, cc: 0x82 });
     expect(new RmcpPlusClient(wire(41004), 'oper', 'operpass', 3, 0x13).login().ok).toBe(true);
+    // each refusal is logged at warn with its reason, the limits and what the clients print for it
+    const refused = records.filter((r) => (r.obj as { category?: string }).category === 'login-refused');
+    expect(refused).toHaveLength(2);
+    for (const r of refused) {
+      expect(r.level).toBe('warn');
+      expect(r.obj).toMatchObject({ reason: 'session-limit', max_sessions_per_user: 2, peer: expect.stringMatching(/^127\.0\.0\.1:4100[23]$/) });
+      expect(r.msg).toMatch(/^IPMI login refused: session limit reached for user "admin" \(at most 8 sessions, 2 per user; an idle session closes after \d+ s\)\. ipmitool says "insufficient resources for session", FreeIPMI "BMC busy"/);
+    }
   });
 
   it('enforces the total limit (Open Session 01h; Activate Session 81h)', () => {
