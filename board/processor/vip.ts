@@ -13,6 +13,7 @@
  * services.
  */
 import type { FlowTuple } from '../packet/flow-tuple.ts';
+import type { ClientAddressMode } from './forwarding/client-address.ts';
 import type { Encapsulation, HealthCheckConfig, Protocol, VirtualServiceConfig } from './processor-config.ts';
 import { DEFAULT_HEALTH } from './processor-config.ts';
 import { parsePrefix, word } from './ip-address.ts';
@@ -48,6 +49,8 @@ export class VirtualService {
   /** Leading bits of the client address a persistence template is keyed by (ipvsadm -M). */
   readonly persistenceBits: number;
   readonly encapsulation: Encapsulation;
+  /** Under `fullnat`: how the RS learns the client's address (forwarding/client-address.ts). */
+  readonly clientAddress: ClientAddressMode;
   readonly health: HealthCheckConfig;
   readonly alarmBelow: number;
   readonly scheduler: Scheduler;
@@ -92,6 +95,7 @@ export class VirtualService {
     this.persistenceMs = cfg.persistenceMs;
     this.persistenceBits = bits;
     this.encapsulation = cfg.encapsulation ?? 'ipip';
+    this.clientAddress = cfg.clientAddress ?? 'none';
     if (this.encapsulation !== 'ipip' && this.encapsulation !== 'gre') throw new TypeError(`${where}: encapsulation must be ipip or gre`);
     this.health = { ...DEFAULT_HEALTH, ...cfg.health };
     this.alarmBelow = alarm;

@@ -98,14 +98,14 @@ async function run(call: LbCall, db: string, ctx: CliContext, stdin: () => Promi
       return 0;
     }
     case 'zero': {
-      const { services } = (await callControl(db, 'lb.list', {})) as Listing;
+      const { services } = (await callControl(db, 'lb.list', {}, 10_000)) as Listing;
       const name = c.service === undefined ? undefined : services.find((s) => isService(s as never, c.service!))?.name;
       if (c.service !== undefined && name === undefined) throw new ControlError('refused', 'No such service');
-      await callControl(db, 'lb.zero', name === undefined ? {} : { service: name });
+      await callControl(db, 'lb.zero', name === undefined ? {} : { service: name }, 10_000);
       return 0;
     }
     case 'save': {
-      ctx.stdout.write(formatSave(((await callControl(db, 'lb.list', {})) as Listing).services));
+      ctx.stdout.write(formatSave(((await callControl(db, 'lb.list', {}, 10_000)) as Listing).services));
       return 0;
     }
     case 'list':
@@ -121,7 +121,7 @@ async function list(c: Extract<LbCall['command'], { kind: 'list' }>, db: string,
   }
   let size = 0;
   const ask = async () => {
-    const got = (await callControl(db, 'lb.list', args)) as Listing;
+    const got = (await callControl(db, 'lb.list', args, 10_000)) as Listing;
     size = got.size;
     return c.service === undefined ? got.services : got.services.filter((s) => isService(s as never, c.service!));
   };

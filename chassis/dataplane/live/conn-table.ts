@@ -12,6 +12,7 @@
  * full-NAT ports back. Keys are short strings built from the frame's bytes (one UTF-16 unit per
  * byte or port: one small string per packet).
  */
+import type { ClientAddressState } from '../../../board/processor/forwarding/client-address.ts';
 import { FlowTuple } from '../../../board/packet/flow-tuple.ts';
 import type { IpLayout } from '../../../board/packet/ip-layout.ts';
 import type { LocalAddressPool } from '../../../board/processor/forwarding/local-address-pool.ts';
@@ -35,6 +36,8 @@ export interface Conn {
   /** The full-NAT pool and destination key the local port came from (null otherwise). */
   pool: LocalAddressPool | null;
   poolDest: string;
+  /** `fullnat` with a client_address mode: the TOA / PROXY header progress (client-address.ts). */
+  ca?: ClientAddressState;
 }
 
 const fcc = String.fromCharCode;

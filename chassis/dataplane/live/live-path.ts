@@ -35,6 +35,7 @@ import { PacketParser } from '../../../board/packet/parse.ts';
 import { isIcmpError, translateIcmpFromClient, translateIcmpFromServer } from '../../../board/processor/forwarding/icmp-translate.ts';
 import { LocalAddressPool, type LocalEndpoint } from '../../../board/processor/forwarding/local-address-pool.ts';
 import { natInbound, natOutbound } from '../../../board/processor/forwarding/nat.ts';
+import { ClientAddressStage, newClientAddressState, type ClientAddressCounters } from '../../../board/processor/forwarding/client-address.ts';
 import { newTranslation, XLATE_REASONS, XlateResult, type ForwardingMode, type Translation } from '../../../board/processor/forwarding/translation.ts';
 import { FlowTuple } from '../../../board/packet/flow-tuple.ts';
 import type { SessionRecord } from '../../../board/processor/session-record.ts';
@@ -74,6 +75,8 @@ export interface LivePathStats {
   connections: Record<string, number>;
   drops: Record<string, number>;
   neighbours: Record<string, number>;
+  /** TOA options and PROXY headers written, and the segments that had no room (client-address.ts). */
+  clientAddress: ClientAddressCounters;
 }
 
 interface RsInfo {
@@ -120,6 +123,9 @@ export class LiveDataPath {
   private readonly quote = new IpLayout();
   private readonly eth = { type: 0 };
   private readonly err = new Uint8Array(1600);
+  /** A client segment that TOA or a PROXY header makes longer (jumbo frames included). */
+  private readonly grow = new Uint8Array(9300);
+  private clientAddr!: ClientAddressStage;
   private readonly local: LocalEndpoint = { address: new Uint8Array(16), port: 0 };
   private readonly dropCounts = new Map<string, number>();
   private readonly counts = { frontFrames: 0, backFrames: 0, toServer: 0, toClient: 0, echoReplies: 0, tooBig: 0 };
@@ -169,6 +175,7 @@ export class LiveDataPath {
       }
     }
     this.backMtu = mtu === Infinity ? 1500 : mtu;
+    this.clientAddr = new ClientAddressStage(this.backMtu);
     const bg = cfg.dataplane.backGateway;
     if (bg?.address) this.backGateway.push(parseAddress(bg.address));
     if (bg?.address6) this.backGateway.push(parseAddress(bg.address6));
@@ -321,6 +328,17 @@ export class LiveDataPath {
     if (rs.mode !== 'dr') {
       const r = natInbound(frame, lay, c.t);
       if (r !== XlateResult.OK) return this.drop(XLATE_REASONS[r]!);
+    }
+    const mode = rs.mode === 'fullnat' ? board.services[board.table.serviceOf(e)]?.clientAddress ?? 'none' : 'none';
+    if (mode !== 'none' && frame.length + 64 <= this.grow.length) {
+      // TOA / PROXY header (client-address.ts): the segment may grow, so it moves to a buffer with room
+      const g = this.grow;
+      g.set(frame);
+      const n = this.clientAddr.inbound(mode, g, lay, frame.length, c.t, (c.ca ??= newClientAddressState()));
+      if (n < 0) return this.drop('proxy_header_no_room');
+      this.counts.toServer++;
+      back.output(rs.family, rs.address, g, n);
+      return;
     }
     this.counts.toServer++;
     back.output(rs.family, rs.address, frame, frame.length);
@@ -501,6 +519,7 @@ export class LiveDataPath {
       }
       const r = natOutbound(frame, lay, c.t);
       if (r !== XlateResult.OK) return this.drop(XLATE_REASONS[r]!);
+      if (c.ca !== undefined) this.clientAddr.outbound('proxy-protocol', frame, lay, c.ca);
       const pkt = this.parser.parse(frame, LinkType.ETHERNET, frame.length);
       const bslot = this.dp.deliver(pkt, this.clock.now(), c.hub);
       if (bslot < 0 || this.dp.board(bslot).lastSession < 0) return this.drop('reply_no_session');
@@ -571,6 +590,6 @@ export class LiveDataPath {
   stats(): LivePathStats {
     const neighbours: Record<string, number> = {};
     for (const ep of [...this.fronts.values(), ...this.backs.values()]) neighbours[ep.name] = ep.neighbours.size;
-    return { ...this.counts, connections: this.conns.countByMode(), drops: Object.fromEntries(this.dropCounts), neighbours };
+    return { ...this.counts, connections: this.conns.countByMode(), drops: Object.fromEntries(this.dropCounts), neighbours, clientAddress: { ...this.clientAddr.counters } };
   }
 }

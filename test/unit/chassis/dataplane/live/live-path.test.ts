@@ -11,6 +11,7 @@ import { parseShelfConfig } from '../../../../../chassis/config/shelf-config.ts'
 import { LiveDataPath, liveMac, type LiveEvent } from '../../../../../chassis/dataplane/live/live-path.ts';
 import { addr, checksumProblems, frame, type FrameSpec } from '../../../../support/frames.ts';
 import { makePlane } from '../fixture.ts';
+import { LINUX_SYN_OPTIONS, segment, tcpFields } from '../../../../support/tcp-segment.ts';
 
 const LIVE = readFileSync(new URL('../../../../../chassis/config/live-shelf.yaml', import.meta.url), 'utf8');
 const ROUTER_MAC = Uint8Array.of(2, 0, 0, 0, 0, 0x01);
@@ -145,6 +146,25 @@ describe('live path', () => {
     expect(st.connections.fullnat).toBe(16);
     expect(st.drops.local_ports_exhausted).toBe(400 - 16);
     expect(r.events.filter((e) => e.type === 'live.pool.exhausted').map((e) => e.slot).sort()).toEqual([3, 4, 5, 6]);
+  });
+
+  it('fullnat + client_address toa: the SYN to the RS carries option 254 with the client\'s port and address; checksums clean', () => {
+    const yaml = LIVE.replace('- { name: fnat3, address: 198.18.10.123:8080, weight: 2, forwarding: nat }', '')
+      .replace('forwarding: fullnat      # SNAT', 'client_address: toa\n      forwarding: fullnat      # SNAT');
+    const r = rig(yaml);
+    const syn = segment({ src: '198.18.0.2', dst: '198.18.100.12', sport: 41000, dport: 80, seq: 7, flags: 0x02, options: LINUX_SYN_OPTIONS })[0];
+    syn.set(liveMac('front', 1), 0);
+    syn.set(ROUTER_MAC, 6);
+    r.path.receiveFront(1, syn);
+    const [slot, frames] = [...r.sent.entries()].find(([k, v]) => k !== 's1' && v.length > 0)!;
+    r.path.receiveBack(Number(slot.slice(1)), arpAnswer(frames[0]!, Uint8Array.of(2, 0, 0, 0, 1, 0x21)));
+    const out = frames[1]!;
+    expect(checksumProblems(out)).toEqual([]);
+    const opts = tcpFields(out).options;
+    // kind 254, length 8, port 41000 = a0 28, 198.18.0.2 = c6 12 00 02; Linux's options after it, MSS 1460 − 8
+    expect(Buffer.from(opts.slice(0, 8)).toString('hex')).toBe('fe08a028c6120002');
+    expect(opts.slice(8, 12)).toEqual([2, 4, 0x05, 0xac]);
+    expect(r.path.stats().clientAddress).toMatchObject({ toaOnSyn: 1, toaNoRoom: 0 });
   });
 
   it('a datagram over the back MTU: fragmentation needed (IPv4, DF) and packet too big (IPv6) from the hub', () => {
