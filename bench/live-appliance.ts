@@ -1,7 +1,7 @@
 /**
  * The whole appliance on live links (root needed; prints a skip line otherwise): real traffic
  * from the lab's client through `atcasim start --live` (router → hub TAP → ECMP → processor
- * board → nat → back TAP → real server, and back), beside the same traffic over the plain
+ * board → fullnat → back TAP → real server, and back), beside the same traffic over the plain
  * kernel path of the same lab (client → router → back bridge → the same real server), in the
  * same run:
  *   - an iperf3 TCP stream, Mbit/s, and the ratio appliance / plain;
@@ -9,8 +9,9 @@
  *     appliance's live forwarding rate), and the ratio;
  *   - ping latency p50/p99 to the VIP (answered by the appliance's hub) against ping to the real
  *     server's address (the kernel only): what the appliance adds to a round trip.
- * The bench shelf is the live shelf plus one `nat` service 198.18.100.20:5201 (protocol any, so
- * iperf3's TCP control connection and its UDP test both pass) to an RS `perf1` whose namespace
+ * The bench shelf is the live shelf plus one `fullnat` service 198.18.100.20:5201 (SNAT + DNAT,
+ * the most work per packet; its RS routes by the router, so the plain path needs no appliance;
+ * protocol any, so iperf3's TCP control connection and its UDP test both pass) to an RS `perf1` whose namespace
  * runs iperf3 -s; its health check is icmp (the lab's HTTP server on that port is stopped).
  *
  * Usage: `node bin/run-ts.mjs bench/live-appliance.ts [--seconds S]`, or part of `npm run bench -- --only live`.
@@ -34,7 +35,7 @@ const BENCH_SERVICE = `    - name: bench-nat
       protocol: any
       scheduler: wrr
       persistence: 0s
-      forwarding: nat
+      forwarding: fullnat
       health: { kind: icmp, interval: 2s, timeout: 1s, rise: 2, fall: 3 }
       alarm_below: 0.5
       pool:
@@ -47,8 +48,10 @@ function pct(xs: number[], p: number): number {
 }
 
 async function iperf(ns: string, host: string, args: string[]): Promise<Record<string, any>> {
-  const r = await run('ip', ['netns', 'exec', ns, 'iperf3', '-c', host, '-p', '5201', '--json', ...args], { maxBuffer: 16 << 20 });
-  return JSON.parse(r.stdout) as Record<string, any>;
+  const r = await run('ip', ['netns', 'exec', ns, 'iperf3', '-c', host, '-p', '5201', '--json', ...args], { maxBuffer: 16 << 20 }).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '{}' }));
+  const j = JSON.parse(r.stdout) as Record<string, any>;
+  if (j.error !== undefined || j.end?.sum_received === undefined && j.end?.sum === undefined) throw new Error(`iperf3 to ${host}: ${String(j.error ?? 'no result')}`);
+  return j;
 }
 
 async function ping(ns: string, host: string, n: number): Promise<number[]> {
@@ -115,7 +118,7 @@ export async function benchAppliance(seconds = 5): Promise<Record<string, number
     fig['appliance.ping_p99_ms'] = pct(pApp, 99);
     fig['ratio.tcp'] = Number((fig['appliance.tcp_mbps']! / fig['plain.tcp_mbps']!).toFixed(3));
     fig['ratio.udp64_pps'] = Number((fig['appliance.udp64_rx_pps']! / fig['plain.udp64_rx_pps']!).toFixed(3));
-    process.stdout.write(`Live appliance (nat, through atcasim start --live) vs the plain kernel path of the same lab, load ${loadavg().map((x) => x.toFixed(1)).join(', ')}\n${rows.join('\n')}\n`
+    process.stdout.write(`Live appliance (fullnat, through atcasim start --live) vs the plain kernel path of the same lab, load ${loadavg().map((x) => x.toFixed(1)).join(', ')}\n${rows.join('\n')}\n`
       + `  ratio appliance/plain: TCP ${fig['ratio.tcp']}, UDP pps ${fig['ratio.udp64_pps']}\n`
       + `  ping p50/p99: plain ${fig['plain.ping_p50_ms']}/${fig['plain.ping_p99_ms']} ms, to the VIP ${fig['appliance.ping_p50_ms']}/${fig['appliance.ping_p99_ms']} ms\n\n`);
     return fig;

@@ -4,6 +4,9 @@
  * makes them, `PREFIX-sSLOT` in namespace `PREFIX-router`, unless the port's `ifname`/`netns`
  * keys say otherwise — and connects them to the pure LiveDataPath (chassis/dataplane/live).
  *
+ * A board that leaves service (M4 exit: deactivated, pulled, failed) closes its TAP, so the link
+ * loses carrier as a real board's would; it is opened again when the board is back in service.
+ *
  * All or nothing: when one port cannot be opened (no such interface or namespace, busy, not
  * root) the ports opened so far are closed again and the LivePortError (one line naming the
  * interface) is thrown; nothing of the running shelf is touched.
@@ -81,15 +84,16 @@ export function openLivePorts(config: ShelfConfig, prefix = 'atcasim'): OpenedLi
  * @throws LivePortError / TypeError as `openLivePorts`
  */
 export function attachLive(opts: LiveAttachOptions & { opened?: OpenedLivePorts }): LiveAttachment {
-  const opened = (opts.opened ?? openLivePorts(opts.config, opts.prefix)).ports;
+  const links = (opts.opened ?? openLivePorts(opts.config, opts.prefix)).ports.map(({ w, lp }) => ({ w, lp: lp as LivePort | null }));
   const front = new Map<number, FramePort>();
   const back = new Map<number, FramePort>();
-  for (const { w, lp } of opened) (w.side === 'front' ? front : back).set(w.slot, { send: (f, n) => lp.send(f, n) });
+  for (const link of links) (link.w.side === 'front' ? front : back).set(link.w.slot, { send: (f, n) => link.lp?.send(f, n) });
   const path = new LiveDataPath({ config: opts.config, dataPlane: opts.dataPlane, clock: opts.clock, log: opts.log, front, back, ...(opts.onEvent ? { onEvent: opts.onEvent } : {}) });
   let failures = 0;
-  for (const { w, lp } of opened) {
+  const listen = (link: (typeof links)[number]) => {
+    const { w } = link;
     const rx = w.side === 'front' ? (f: Uint8Array) => path.receiveFront(w.slot, f) : (f: Uint8Array) => path.receiveBack(w.slot, f);
-    lp.onFrame((f) => {
+    link.lp?.onFrame((f) => {
       try {
         rx(f);
       } catch (e) {
@@ -97,15 +101,37 @@ export function attachLive(opts: LiveAttachOptions & { opened?: OpenedLivePorts 
         if (failures++ < 5) opts.log.error({ category: 'live', port: w.ifname, err: String((e as Error).stack ?? e) }, 'live frame handling failed');
       }
     });
-  }
+  };
+  links.forEach(listen);
+  // A board out of service drops its link's carrier (the TAP closed: the router's next hop over a
+  // hub goes dead, a board's bridge port goes down); back in service, the TAP is opened again.
+  const off = opts.dataPlane.on('board.service', (ev) => {
+    for (const link of links) {
+      if (link.w.slot !== ev.slot) continue;
+      if (!ev.inService && link.lp !== null) {
+        link.lp.close();
+        link.lp = null;
+        opts.log.info({ category: 'live', port: link.w.ifname }, `slot${ev.slot} out of service: ${link.w.ifname} closed (no carrier)`);
+      } else if (ev.inService && link.lp === null) {
+        try {
+          link.lp = openLivePort({ ifname: link.w.ifname, netns: link.w.netns });
+          listen(link);
+          opts.log.info({ category: 'live', port: link.w.ifname }, `slot${ev.slot} in service: ${link.w.ifname} opened again`);
+        } catch (e) {
+          opts.log.error({ category: 'live', port: link.w.ifname, err: (e as Error).message }, 'live port could not be opened again');
+        }
+      }
+    }
+  });
   path.start();
   return {
     path,
-    ports: opened.map(({ w }) => ({ slot: `slot${w.slot}`, side: w.side, netns: w.netns, ifname: w.ifname })),
-    portStats: () => Object.fromEntries(opened.map(({ w, lp }) => [w.ifname, { rx: lp.stats.rxFrames, tx: lp.stats.txFrames, txDropped: lp.stats.txDropped }])),
+    ports: links.map(({ w }) => ({ slot: `slot${w.slot}`, side: w.side, netns: w.netns, ifname: w.ifname })),
+    portStats: () => Object.fromEntries(links.map(({ w, lp }) => [w.ifname, { rx: lp?.stats.rxFrames ?? 0, tx: lp?.stats.txFrames ?? 0, txDropped: lp?.stats.txDropped ?? 0 }])),
     close: () => {
+      off();
       path.stop();
-      for (const o of opened) o.lp.close();
+      for (const l of links) l.lp?.close();
     },
   };
 }

@@ -130,21 +130,30 @@ describe.skipIf(!root)('atcasim start --live: real clients and servers through t
     const r = sh('tshark', ['-n', '-r', pcap, '-o', 'tcp.check_checksum:TRUE', '-o', 'ip.check_checksum:TRUE', '-o', 'udp.check_checksum:TRUE',
       '-T', 'fields', '-E', 'separator=|', '-E', 'occurrence=a', '-E', 'aggregator=,',
       '-e', '_ws.malformed', '-e', 'ip.checksum.status', '-e', 'tcp.checksum.status', '-e', 'udp.checksum.status', '-e', 'icmp.checksum.status', '-e', 'icmpv6.checksum.status',
-      '-e', 'ip.src', '-e', 'ip.dst', '-e', 'ipv6.src', '-e', 'ipv6.dst', '-e', 'tcp.dstport'], 300_000);
+      '-e', 'ip.src', '-e', 'ip.dst', '-e', 'ipv6.src', '-e', 'ipv6.dst', '-e', 'tcp.dstport', '-e', 'icmp.type', '-e', 'icmpv6.type', '-e', 'frame.number', '-e', 'frame.protocols'], 300_000);
     expect(r.code, r.stderr).toBe(0);
     const rows = r.stdout.trim().split('\n').map((l) => l.split('|'));
     expect(rows.length).toBeGreaterThan(4 * N * 5);
     let malformed = 0;
-    let bad = 0;
     let good = 0;
+    const bad: string[] = [];
     const seenPairs = new Set<string>();
     for (const row of rows) {
       if (row[0] !== '') malformed++;
-      for (const s of row.slice(1, 6)) for (const v of s.split(',').filter((x) => x !== '')) (v === '1' ? good++ : v === '0' ? bad++ : 0);
+      // An ICMP error quotes a datagram cut short, whose TCP/UDP checksum tshark cannot verify over
+      // the bytes quoted (docs/live.md): for those only the outer IP and ICMP checksums count.
+      const icmpErr = [3, 4, 11, 12].includes(Number((row[11] ?? '').split(',')[0])) || [1, 2, 3, 4].includes(Number((row[12] ?? '').split(',')[0]));
+      const fields = icmpErr ? [row[1]!.split(',')[0]!, row[4]!.split(',')[0]!, row[5]!.split(',')[0]!] : row.slice(1, 6);
+      for (const s of fields) {
+        for (const v of s.split(',').filter((x) => x !== '')) {
+          if (v === '1') good++;
+          else if (v === '0') bad.push(`frame ${row[13]} (${row[14]})`);
+        }
+      }
       seenPairs.add(`${row[6] || row[8]}>${row[7] || row[9]}:${row[10]}`);
     }
     expect(malformed).toBe(0);
-    expect(bad).toBe(0);
+    expect(bad).toEqual([]);
     expect(good).toBeGreaterThan(rows.length);
     const has = (re: RegExp) => [...seenPairs].some((p) => re.test(p));
     expect(has(/^198\.18\.0\.2>198\.18\.100\.10:80$/)).toBe(true); // dr, as the client sent it (to the RS's MAC)

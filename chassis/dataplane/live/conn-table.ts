@@ -9,8 +9,8 @@
  *
  * The board's session table is the authority on a connection's life: `sweep` removes the
  * entries whose session the board no longer holds (expired, reused, RS down) and gives their
- * full-NAT ports back. Keys are text built from the frame's bytes (control-plane grade: one
- * short string per packet).
+ * full-NAT ports back. Keys are short strings built from the frame's bytes (one UTF-16 unit per
+ * byte or port: one small string per packet).
  */
 import { FlowTuple } from '../../../board/packet/flow-tuple.ts';
 import type { IpLayout } from '../../../board/packet/ip-layout.ts';
@@ -37,10 +37,18 @@ export interface Conn {
   poolDest: string;
 }
 
+const fcc = String.fromCharCode;
+
+/** Key text of an address: one UTF-16 unit per byte (cheap to build and to hash). */
 function addrKey(b: Uint8Array, off: number, n: number): string {
+  if (n === 4) return fcc(b[off]!, b[off + 1]!, b[off + 2]!, b[off + 3]!);
   let s = '';
-  for (let i = 0; i < n; i++) s += `${b[off + i]!.toString(16)}.`;
+  for (let i = 0; i < 16; i += 4) s += fcc(b[off + i]!, b[off + i + 1]!, b[off + i + 2]!, b[off + i + 3]!);
   return s;
+}
+
+function tupleKey(proto: number, src: string, sp: number, dst: string, dp: number): string {
+  return fcc(proto) + src + fcc(sp, dp) + dst;
 }
 
 /** Key of a datagram's tuple as it sits in `frame` (src → dst, proto, ports when TCP/UDP). */
@@ -50,7 +58,7 @@ export function frameKey(frame: Uint8Array, ip: IpLayout): string {
   const ports = ip.l4 >= 0 && (ip.proto === 6 || ip.proto === 17) && ip.l4 + 4 <= ip.end;
   const sp = ports ? (frame[ip.l4]! << 8) | frame[ip.l4 + 1]! : 0;
   const dp = ports ? (frame[ip.l4 + 2]! << 8) | frame[ip.l4 + 3]! : 0;
-  return `${ip.proto}|${addrKey(frame, s, n)}${sp}|${addrKey(frame, s + n, n)}${dp}`;
+  return tupleKey(ip.proto, addrKey(frame, s, n), sp, addrKey(frame, s + n, n), dp);
 }
 
 /** The key of the reply to the datagram quoted at `q` (quote dst → quote src): an ICMP error
@@ -61,13 +69,13 @@ export function quoteReplyKey(frame: Uint8Array, q: IpLayout): string {
   const ports = q.l4 >= 0 && (q.proto === 6 || q.proto === 17) && q.l4 + 4 <= q.end;
   const sp = ports ? (frame[q.l4]! << 8) | frame[q.l4 + 1]! : 0;
   const dp = ports ? (frame[q.l4 + 2]! << 8) | frame[q.l4 + 3]! : 0;
-  return `${q.proto}|${addrKey(frame, s + n, n)}${dp}|${addrKey(frame, s, n)}${sp}`;
+  return tupleKey(q.proto, addrKey(frame, s + n, n), dp, addrKey(frame, s, n), sp);
 }
 
 /** The same key from parts (addresses 16-byte arrays, family's length used). */
 export function partsKey(family: 4 | 6, proto: number, src: Uint8Array, sp: number, dst: Uint8Array, dp: number): string {
   const n = family === 6 ? 16 : 4;
-  return `${proto}|${addrKey(src, 0, n)}${sp}|${addrKey(dst, 0, n)}${dp}`;
+  return tupleKey(proto, addrKey(src, 0, n), sp, addrKey(dst, 0, n), dp);
 }
 
 /** The key of the RS's replies of connection `t` (RS:rport → back source:port). */

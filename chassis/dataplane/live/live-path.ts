@@ -8,6 +8,7 @@
  *  - an echo request to a VIP or the hub's address is answered (RFC 792, RFC 4443 §4.1);
  *  - a datagram to a VIP longer than the back side's MTU is answered with ICMP "fragmentation
  *    needed" (RFC 1191) or ICMPv6 "packet too big" (RFC 8201) from the hub's address, not sent;
+ *  - an ICMP error about a reply (quoting VIP → client) goes to the connection's RS, translated;
  *  - anything else to a VIP goes through the DataPlane as the replayed traffic does (that hub,
  *    the shared ECMP table, the processor board's session table and scheduler), and the board's
  *    verdict is carried out by the RS's forwarding mode: `dr` rewrites the MACs only, `nat` DNATs
@@ -31,7 +32,7 @@ import { buildFragNeeded, buildPacketTooBig, mayReportError } from '../../../boa
 import { IpLayout, locateIp } from '../../../board/packet/ip-layout.ts';
 import { LinkType } from '../../../board/packet/link-type.ts';
 import { PacketParser } from '../../../board/packet/parse.ts';
-import { isIcmpError, translateIcmpFromServer } from '../../../board/processor/forwarding/icmp-translate.ts';
+import { isIcmpError, translateIcmpFromClient, translateIcmpFromServer } from '../../../board/processor/forwarding/icmp-translate.ts';
 import { LocalAddressPool, type LocalEndpoint } from '../../../board/processor/forwarding/local-address-pool.ts';
 import { natInbound, natOutbound } from '../../../board/processor/forwarding/nat.ts';
 import { newTranslation, XLATE_REASONS, XlateResult, type ForwardingMode, type Translation } from '../../../board/processor/forwarding/translation.ts';
@@ -253,11 +254,29 @@ export class LiveDataPath {
       ep.transmit(frame, echoReplyInPlace(frame, lay, ep.mac));
       return;
     }
+    if (isIcmpError(frame, lay)) return this.clientError(frame);
     if (lay.end - lay.l3 > this.backMtu) {
       this.tooBig(ep, frame);
       return;
     }
     this.inbound(slot, frame);
+  }
+
+  /** An ICMP error from the client side about a reply (quoting VIP → client): to the RS, translated. */
+  private clientError(frame: Uint8Array): void {
+    const lay = this.lay;
+    const q = this.quote;
+    if (!locateIp(frame, lay.l4 + 8, lay.end, q, true)) return this.drop('parse_error');
+    const c = this.conns.front(quoteReplyKey(frame, q));
+    if (c === undefined) return this.drop('icmp_no_connection');
+    if (c.t.mode !== 'dr') {
+      const r = translateIcmpFromClient(frame, lay, c.t, q);
+      if (r !== XlateResult.OK) return this.drop(XLATE_REASONS[r]!);
+    }
+    const back = this.backs.get(c.slot);
+    if (back === undefined) return this.drop('no_back_port');
+    this.counts.toServer++;
+    back.output(c.t.family, c.t.rs, frame, frame.length);
   }
 
   private tooBig(ep: LinkEndpoint, frame: Uint8Array): void {

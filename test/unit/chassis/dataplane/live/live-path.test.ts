@@ -114,6 +114,27 @@ describe('live path', () => {
     expect(ipText(hubFrames[1]!)).toBe('198.18.100.11:80>198.18.0.2:41000');
     expect(checksumProblems(hubFrames[1]!)).toEqual([]);
     expect(r.path.stats().connections.nat).toBe(1);
+    // the client reports the reply unreachable: the error goes to the RS, quoting RS:8080 → client
+    const reply = hubFrames[1]!;
+    const quote = Array.from(reply.subarray(14, 14 + 28));
+    const err = frame({ src: '198.18.0.2', dst: '198.18.100.11', proto: 1, payload: quote });
+    err[34] = 3;
+    err[35] = 3;
+    err[36] = 0;
+    err[37] = 0;
+    err.fill(0, 38, 42);
+    let ck = 0;
+    for (let i = 34; i < err.length; i += 2) ck += (err[i]! << 8) | (err[i + 1] ?? 0);
+    while (ck > 0xffff) ck = (ck & 0xffff) + (ck >>> 16);
+    err[36] = (~ck >> 8) & 0xff;
+    err[37] = ~ck & 0xff;
+    err.set(liveMac('front', 1), 0);
+    r.path.receiveFront(1, err);
+    const toRs = frames.at(-1)!;
+    expect(ipText(toRs)).toBe(`198.18.0.2>${rsIp}`);
+    const q = toRs.subarray(14 + 20 + 8);
+    expect(`${Array.from(q.subarray(12, 16)).join('.')}:${(q[20]! << 8) | q[21]!}`).toBe(`${rsIp}:8080`);
+    expect(checksumProblems(toRs)).toEqual([]);
   });
 
   it('fullnat: SNAT from the board\'s pool; a full pool is a counted drop and an alarm, never a reused port', () => {
