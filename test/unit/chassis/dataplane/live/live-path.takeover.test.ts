@@ -110,6 +110,9 @@ describe('live path: a fullnat connection across a board failure', () => {
     const arps = (r.sent.get(100 + buddy) ?? []).filter((f) => ((f[12]! << 8) | f[13]!) === ETHERTYPE_ARP);
     expect(arps.some((f) => Array.from(f.subarray(28, 32)).join('.') === c.out[0] && Array.from(f.subarray(6, 12)).join() === Array.from(liveMac('back', buddy)).join())).toBe(true);
     expect(r.path.localOwner(c.slot)).toBe(buddy);
+    // One ARP owner for the local address: the buddy answers for it, the failed board no longer does.
+    expect(r.path.backs.get(buddy)!.owns(4, addr(c.out[0]))).toBe(true);
+    expect(r.path.backs.get(c.slot)!.owns(4, addr(c.out[0]))).toBe(false);
     seg(r, c.sport, 0x10);
     expect(lastOut(r, buddy)).toEqual(c.out);
     // New connections on the buddy (its own share and the adopted one): the adopted endpoint stays taken.
