@@ -8,8 +8,8 @@
  *   set weight VIP RS W     reboot
  *
  * Words may be abbreviated to any unique prefix (`sh ver`). `show rs` prints the table the way
- * `ipvsadm -Ln` does (chassis/dataplane formatRsTable: weights, active/inactive connections,
- * plus health). A bad command gets exactly one line starting with `% `; nothing a user types can
+ * `ipvsadm -Ln` does (chassis/dataplane formatRsTable: ipvsadm's columns, then effective weights
+ * and health apart). A bad command gets exactly one line starting with `% `; nothing a user types can
  * make the shell throw (an unexpected error from the board is reported as `% internal error: …`).
  *
  * Pure: text in, text out (lines end with `\n`; the console turns them into CR LF). The board is

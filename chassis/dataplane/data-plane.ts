@@ -669,24 +669,28 @@ function protocolName(p: number): string {
 }
 
 /**
- * Renders an RS table as `ipvsadm -Ln` does (header lines, one service line, then `->` lines),
- * with a Health column added. Pure text.
+ * Renders an RS table in `ipvsadm -Ln`'s shape: its header lines, one line per service, `->`
+ * lines with ipvsadm's four columns (Forward, Weight, ActiveConn, InActConn; padded as ipvsadm
+ * pads them), then apart, under "Real servers, beyond ipvsadm:", each RS's effective weight and
+ * health, which ipvsadm has no column for. Pure text.
  */
 export function formatRsTable(t: RsTable): string {
+  // ipvsadm -Ln's table: its header and its four RS columns, left-aligned as ipvsadm pads them
   const lines = [
     `slot${t.slot} virtual services`,
     'Prot LocalAddress:Port Scheduler Flags',
-    '  -> RemoteAddress:Port           Forward Weight EffWeight ActiveConn InActConn Health',
+    '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn',
   ];
+  const extra: string[] = [];
   for (const s of t.services) {
     const flags = s.persistenceMs > 0 ? ` persistent ${Math.round(s.persistenceMs / 1000)}` : '';
     lines.push(`${s.protocol.padEnd(4)} ${s.vip}:${s.port} ${s.scheduler}${flags}${s.alarm ? '  [ALARM: pool below threshold]' : ''}`);
     for (const r of s.realServers) {
-      lines.push(
-        `  -> ${r.address.padEnd(28)}${r.forward.padEnd(8)}${String(r.weight).padEnd(7)}${String(r.effectiveWeight).padEnd(10)}` +
-          `${String(r.active).padEnd(11)}${String(r.inactive).padEnd(10)}${r.health}`,
-      );
+      lines.push(`  -> ${r.address.padEnd(28)} ${r.forward.padEnd(7)} ${String(r.weight).padEnd(6)} ${String(r.active).padEnd(10)} ${r.inactive}`);
+      extra.push(`  -> ${r.address.padEnd(28)} ${String(r.effectiveWeight).padEnd(9)} ${r.health}`);
     }
   }
+  // what ipvsadm has no column for: the weight the scheduler uses now and the health check
+  if (extra.length) lines.push('Real servers, beyond ipvsadm:', '  -> RemoteAddress:Port           EffWeight Health', ...extra);
   return lines.join('\n');
 }

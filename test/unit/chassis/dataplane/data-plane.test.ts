@@ -250,7 +250,10 @@ describe('reports, weights and events', () => {
     const text = formatRsTable(dp.rsTable(3));
     expect(text).toContain('Prot LocalAddress:Port Scheduler Flags');
     expect(text).toMatch(/^ANY {2}0\.0\.0\.0\/0:0 dynamic$/m);
-    expect(text).toMatch(/^ {2}-> 10\.200\.0\.1 +GRE +0 +0 +0 +0 +up$/m);
+    // ipvsadm -Ln's columns (Forward Weight ActiveConn InActConn), then effective weight and health apart
+    expect(text).toMatch(/^ {2}-> RemoteAddress:Port {11}Forward Weight ActiveConn InActConn$/m);
+    expect(text).toMatch(/^ {2}-> 10\.200\.0\.1 {19}GRE {5}0 {6}0 {10}0$/m);
+    expect(text).toMatch(/^ {2}-> 10\.200\.0\.1 +0 +up$/m);
     expect(() => dp.setWeight('any-ipv4', 'nope', 1)).toThrow(CommandError);
     expect(() => dp.setWeight('any-ipv4', 'rs1', -1)).toThrow(/weight/);
   });
