@@ -81,7 +81,7 @@ async function run(call: LbCall, db: string, ctx: CliContext, stdin: () => Promi
   const c = call.command;
   switch (c.kind) {
     case 'edit':
-      await callControl(db, 'lb.apply', { edits: [c.edit] }, 10_000);
+      await callControl(db, 'lb.apply', { edits: [c.edit] }, 30_000);
       return 0;
     case 'restore': {
       const edits = (await stdin()).split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')).map((l, i) => {
@@ -94,18 +94,18 @@ async function run(call: LbCall, db: string, ctx: CliContext, stdin: () => Promi
         if (p.command.kind !== 'edit') throw new LbUsageError(`restore line ${i + 1}: only -A, -E, -D, -C, -a, -e, -d lines can be restored`);
         return p.command.edit;
       });
-      await callControl(db, 'lb.apply', { edits }, 10_000);
+      await callControl(db, 'lb.apply', { edits }, 30_000);
       return 0;
     }
     case 'zero': {
-      const { services } = (await callControl(db, 'lb.list', {}, 10_000)) as Listing;
+      const { services } = (await callControl(db, 'lb.list', {}, 30_000)) as Listing;
       const name = c.service === undefined ? undefined : services.find((s) => isService(s as never, c.service!))?.name;
       if (c.service !== undefined && name === undefined) throw new ControlError('refused', 'No such service');
-      await callControl(db, 'lb.zero', name === undefined ? {} : { service: name }, 10_000);
+      await callControl(db, 'lb.zero', name === undefined ? {} : { service: name }, 30_000);
       return 0;
     }
     case 'save': {
-      ctx.stdout.write(formatSave(((await callControl(db, 'lb.list', {}, 10_000)) as Listing).services));
+      ctx.stdout.write(formatSave(((await callControl(db, 'lb.list', {}, 30_000)) as Listing).services));
       return 0;
     }
     case 'list':
@@ -116,12 +116,12 @@ async function run(call: LbCall, db: string, ctx: CliContext, stdin: () => Promi
 async function list(c: Extract<LbCall['command'], { kind: 'list' }>, db: string, ctx: CliContext): Promise<number> {
   const args = c.board === undefined ? {} : { slot: c.board };
   if (c.view === 'conns') {
-    ctx.stdout.write(formatConns((await callControl(db, 'lb.conns', args, 10_000)) as Array<SessionListing & { slot: number }>));
+    ctx.stdout.write(formatConns((await callControl(db, 'lb.conns', args, 30_000)) as Array<SessionListing & { slot: number }>));
     return 0;
   }
   let size = 0;
   const ask = async () => {
-    const got = (await callControl(db, 'lb.list', args, 10_000)) as Listing;
+    const got = (await callControl(db, 'lb.list', args, 30_000)) as Listing;
     size = got.size;
     return c.service === undefined ? got.services : got.services.filter((s) => isService(s as never, c.service!));
   };
