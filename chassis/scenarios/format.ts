@@ -23,6 +23,7 @@
  * shelf does not have are errors with file:line:column (ConfigError). Names are checked against
  * the shelf once it is loaded (`checkNames`).
  */
+import { didYouMean } from '../../board/common/did-you-mean.ts';
 import { ConfigError, CommandError } from '../../board/common/errors.ts';
 import type { Value } from '../config/yaml-reader.ts';
 import { YamlSource } from '../config/yaml-reader.ts';
@@ -46,6 +47,8 @@ export interface TimelineItem {
   label?: string;
   /** 1-based line of the entry (reports). */
   line: number;
+  /** 1-based line and column where the `do:` text starts (errors point at the word inside it). */
+  doAt?: { line: number; col: number };
 }
 
 /** A parsed scenario. */
@@ -158,7 +161,10 @@ export function parseScenario(text: string, file: string, resolve: PathResolver)
       if (engine === 'model' && (action.op === 'rs-down' || action.op === 'rs-up' || action.op === 'ipmi')) doV.fail(`${action.op} needs the emulator (engine: emulator)`);
       m.done(['at', 'do', 'label']);
       const line = src.pos(item.node?.range?.[0] ?? 0).line;
-      timeline.push({ atMs, action, text: textRaw.trim(), ...(label !== undefined ? { label } : {}), line });
+      const doStart = doV.node?.range?.[0];
+      const quoted = doStart !== undefined && /^["']/.test(src.text.slice(doStart, doStart + 1)) ? 1 : 0;
+      const doAt = doStart !== undefined ? (({ line: l, col }) => ({ line: l, col: col + quoted + (textRaw.length - textRaw.trimStart().length) }))(src.pos(doStart)) : undefined;
+      timeline.push({ atMs, action, text: textRaw.trim(), ...(label !== undefined ? { label } : {}), line, ...(doAt ? { doAt } : {}) });
     }
   }
   timeline.sort((a, b) => a.atMs - b.atMs || a.line - b.line);
@@ -241,31 +247,49 @@ export interface NameSpace {
 
 /**
  * Checks every node and pair name against the shelf (after it is loaded).
- * @throws ConfigError at the offending line
+ * @throws ConfigError at the first offending line; its message has every problem, one
+ *   `file:line:column: …` line each, with "did you mean" for a near miss
  */
 export function checkNames(s: Scenario, ns: NameSpace): void {
-  const fail = (line: number, msg: string): never => {
-    throw new ConfigError(s.file, line, 1, msg);
+  // every problem is reported, in file order, each with a "did you mean" for a near miss
+  const errors: Array<{ line: number; col: number; msg: string }> = [];
+  const fail = (line: number, msg: string, col = 1): void => {
+    errors.push({ line, col, msg });
   };
+  const near = (word: string, known: Iterable<string>) => didYouMean(word, known);
+  checkEveryName(s, ns, fail, near);
+  if (!errors.length) return;
+  errors.sort((x, y) => x.line - y.line || x.col - y.col);
+  const [first, ...rest] = errors;
+  throw new ConfigError(s.file, first!.line, first!.col, first!.msg + rest.map((e) => `\n${s.file}:${e.line}:${e.col}: ${e.msg}`).join(''));
+}
+
+/** Line and column of `word` inside a timeline entry's `do:` text (the entry's line, column 1, when unknown). */
+function at(t: TimelineItem, word: string): [number, number] {
+  const i = ` ${t.text} `.indexOf(` ${word} `);
+  return t.doAt && i >= 0 ? [t.doAt.line, t.doAt.col + i] : [t.line, 1];
+}
+
+function checkEveryName(s: Scenario, ns: NameSpace, fail: (line: number, msg: string, col?: number) => void, near: (word: string, known: Iterable<string>) => string): void {
   for (const t of s.timeline) {
     const a = t.action;
     if ('node' in a && a.node !== undefined) {
       const hw = a.op === 'deactivate' || a.op === 'activate' || a.op === 'extract' || a.op === 'insert' || a.op === 'fail' || a.op === 'repair';
       const known = hw && s.engine === 'emulator' ? ns.frus : ns.nodes;
-      if (!known.has(a.node)) fail(t.line, `timeline: "${t.text}": unknown ${hw && s.engine === 'emulator' ? 'slot or FRU' : 'node'} "${a.node}" (known: ${[...known].join(', ')})`);
+      if (!known.has(a.node)) fail(at(t, a.node)[0], `timeline: "${t.text}": unknown ${hw && s.engine === 'emulator' ? 'slot or FRU' : 'node'} "${a.node}"${near(a.node, known)} (known: ${[...known].join(', ')})`, at(t, a.node)[1]);
     }
     if ('pair' in a && !ns.pairs.has(a.pair) && !(a.op === 'switchover' && ns.nodes.has(a.pair))) {
-      fail(t.line, `timeline: "${t.text}": unknown pair or share "${a.pair}" (known: ${[...ns.pairs].join(', ')})`);
+      fail(at(t, a.pair)[0], `timeline: "${t.text}": unknown pair or share "${a.pair}"${near(a.pair, ns.pairs)} (known: ${[...ns.pairs].join(', ')})`, at(t, a.pair)[1]);
     }
     if ('from' in a && a.from !== undefined && (!ns.nodes.has(a.from) || !ns.nodes.has(a.to ?? ''))) fail(t.line, `timeline: "${t.text}": one-way direction names unknown nodes`);
   }
-  for (const n of s.initial.poweredOff) if (!ns.nodes.has(n)) fail(1, `initial.powered_off: unknown node "${n}"`);
+  for (const n of s.initial.poweredOff) if (!ns.nodes.has(n)) fail(1, `initial.powered_off: unknown node "${n}"${near(n, ns.nodes)}`);
   for (const c of s.initial.cut) {
     const p = c.split(/\s+/)[1]!;
     if (!ns.pairs.has(p)) fail(1, `initial.cut: unknown pair "${p}"`);
   }
   for (const e of s.expect) {
-    for (const p of e.pairs()) if (!ns.pairs.has(p)) fail(e.line, `expect: unknown pair or share "${p}" (known: ${[...ns.pairs].join(', ')})`);
-    for (const n of e.nodes()) if (!ns.nodes.has(n) && !ns.frus.has(n)) fail(e.line, `expect: unknown node "${n}"`);
+    for (const p of e.pairs()) if (!ns.pairs.has(p)) fail(e.line, `expect: unknown pair or share "${p}"${near(p, ns.pairs)} (known: ${[...ns.pairs].join(', ')})`);
+    for (const n of e.nodes()) if (!ns.nodes.has(n) && !ns.frus.has(n)) fail(e.line, `expect: unknown node "${n}"${near(n, [...ns.nodes, ...ns.frus])}`);
   }
 }

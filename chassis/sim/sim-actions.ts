@@ -15,6 +15,7 @@
  * PAIR may name a pair ('shmc', 'lb1') or a share ('lb1/slot3'). Durations: '250ms', '1.5s',
  * '2m', '1h'. `rs-down` / `rs-up` belong to the data plane and are not modelled here.
  */
+import { didYouMean } from '../../board/common/did-you-mean.ts';
 import { CommandError } from '../../board/common/errors.ts';
 
 /** Node-only actions. */
@@ -69,6 +70,9 @@ function percent(text: string): number {
   if (!(v >= 0 && v <= 100)) throw new CommandError('bad_action', `bad percentage "${text}": expected 0..100`);
   return v;
 }
+
+/** Every action word (for "did you mean"). */
+const ACTION_NAMES = ['crash', 'power-off', 'power-on', 'hang', 'heal', 'stall-control', 'deactivate', 'activate', 'extract', 'insert', 'fail', 'repair', 'pause', 'cut', 'restore', 'delay', 'jitter', 'flap', 'lossy', 'stick-healthy', 'interlock', 'clock-jump', 'ntp-slew', 'switchover', 'shift', 'upgrade', 'rs-down', 'rs-up'];
 
 const NODE_OPS = new Set<string>(['crash', 'power-off', 'power-on', 'hang', 'heal', 'stall-control', 'deactivate', 'activate', 'extract', 'insert', 'fail', 'repair']);
 
@@ -161,7 +165,7 @@ export function parseAction(text: string): SimAction {
     case 'rs-up':
       throw new CommandError('bad_action', `${op}: real-server actions belong to the data plane, not the HA pair simulation`);
     default:
-      throw new CommandError('bad_action', `unknown action "${op}"`);
+      throw new CommandError('bad_action', `unknown action "${op}"${didYouMean(op, ACTION_NAMES)}`);
   }
 }
 

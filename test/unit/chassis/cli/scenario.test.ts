@@ -98,7 +98,9 @@ describe('scenario format', () => {
     ['unknown top key', 'name: x\nrun_for: 1s\nrunfor: 2s\n', /bad\.yaml:3:1: unknown key "runfor"/],
     ['bad duration', 'name: x\nrun_for: 10 seconds\n', /bad\.yaml:2:10: run_for: "10 seconds" is not a duration/],
     ['unknown action', 'name: x\nrun_for: 10s\ntimeline:\n  - { at: 1s, do: explode slot3 }\n', /bad\.yaml:4:19: .*unknown action "explode"/],
-    ['unknown node', 'name: x\nrun_for: 10s\ntimeline:\n  - { at: 1s, do: crash slot9 }\n', /bad\.yaml:4:1: .*unknown node "slot9"/],
+    // the unknown name itself, inside the do: text (column 25 is the "s" of slot9)
+    ['unknown node', 'name: x\nrun_for: 10s\ntimeline:\n  - { at: 1s, do: crash slot9 }\n', /bad\.yaml:4:25: .*unknown node "slot9"/],
+    ['unknown action, a near miss', 'name: x\nrun_for: 10s\ntimeline:\n  - { at: 1s, do: crsh slot3 }\n', /bad\.yaml:4:19: .*unknown action "crsh"; did you mean "crash"\?/],
     ['unknown pair', 'name: x\nrun_for: 10s\nexpect:\n  - no_failover: lb7\n', /bad\.yaml:4:1: expect: unknown pair or share "lb7"/],
     ['action after run_for', 'name: x\nrun_for: 10s\ntimeline:\n  - { at: 11s, do: crash slot3 }\n', /bad\.yaml:4:11: .*after run_for/],
     ['unknown expectation', 'name: x\nrun_for: 10s\nexpect:\n  - always_fine: true\n', /bad\.yaml:4:5: unknown expectation "always_fine"/],
@@ -114,6 +116,22 @@ describe('scenario format', () => {
     }
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as Error).message).toMatch(re);
+  });
+
+  it('prints every name error of a file, each at its value, with "did you mean" for near misses', () => {
+    const text = 'name: x\nrun_for: 10s\ntimeline:\n  - { at: 1s, do: crash slot33 }\n  - { at: 2s, do: "hang slt4" }\nexpect:\n  - no_failover: lb7\n';
+    let err: unknown;
+    try {
+      loadScenarioFile(file('many.yaml', text), io);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const lines = (err as Error).message.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/many\.yaml:4:25: timeline: "crash slot33": unknown node "slot33"; did you mean "slot3"\?/);
+    expect(lines[1]).toMatch(/many\.yaml:5:25: timeline: "hang slt4": unknown node "slt4"; did you mean "slot4"\?/);
+    expect(lines[2]).toMatch(/many\.yaml:7:1: expect: unknown pair or share "lb7"; did you mean "lb1"\?/);
   });
 
   it('parses and formats every action of the documented action list (round trip)', () => {
