@@ -235,7 +235,7 @@ export async function runStart(o: StartOptions, ctx: CliContext): Promise<number
       } catch (e) {
         return fail((e as Error).message);
       }
-    } else if (process.env.npm_lifecycle_event) {
+    } else if (process.env.npm_lifecycle_event !== 'npx' && /\batcasim\b/.test(process.env.npm_lifecycle_script ?? '')) { // npm start / npm run: npm echoed the script's command line
       ctx.stderr.write(`${me}: note: npm printed this command line with the password; give it as --admin-password - (asked without echo) or in ATCASIM_ADMIN_PASSWORD\n`);
     }
   }
