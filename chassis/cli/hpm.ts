@@ -9,10 +9,11 @@
  * device ID, manufacturer and product ID from the shelf YAML, the built-in shelf by default): a
  * backup action (payload and IPMC) and one upload action holding an atcasim component image
  * (chassis/ipmi/hpm/component-image.ts) of VERSION. `inspect` validates a file (MD5, signature,
- * header and action checksums) and prints its header and actions. Exit 0; 1 when `inspect` finds
- * the file invalid; 2 for bad input or an unwritable/unreadable file.
+ * header and action checksums) and prints its header and actions; it reads at most
+ * `HPM_MAX_IMAGE_BYTES` of a regular file (a device, FIFO or larger file is not an image). Exit 0;
+ * 1 when `inspect` finds the file invalid; 2 for bad input or an unwritable/unreadable file.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, writeFileSync, type Stats } from 'node:fs';
 import type { Command } from 'commander';
 import { CommandError, ConfigError } from '../../board/common/errors.ts';
 import type { ShelfConfig } from '../config/types.ts';
@@ -24,6 +25,9 @@ import { fileErrorText, loadShelfConfigFile } from './read-file.ts';
 
 /** Component names of `--component` and their HPM.1 IDs (chassis/ipmi/hpm/shelf-hpm.ts). */
 export const HPM_COMPONENTS: Readonly<Record<string, number>> = { ipmc: 0, payload: 1, boot: 2 };
+
+/** Largest file `hpm inspect` reads as an HPM.1 image, bytes (64 MiB, far above any controller's flash). */
+export const HPM_MAX_IMAGE_BYTES = 64 * 1024 * 1024;
 
 /** Options of `hpm pack`. */
 export interface PackOptions {
@@ -103,6 +107,65 @@ export function describeImage(img: HpmImage): string[] {
   return out;
 }
 
+/** A file `hpm inspect` cannot take: `unreadable` (exit 2) or `not_image` (exit 1); the message is the whole line after the verb. */
+export class ImageFileError extends Error {
+  constructor(
+    readonly kind: 'unreadable' | 'not_image',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ImageFileError';
+  }
+}
+
+function fileKind(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  return 'a special file';
+}
+
+/**
+ * Reads an image file with a bound: a regular file of at most `max` bytes, read up to the size it
+ * had when opened (one byte more tells a growing file, which is refused).
+ * @param max largest size accepted, bytes [HPM_MAX_IMAGE_BYTES]
+ * @throws ImageFileError `FILE: no such file`, `FILE: is a directory, not an HPM.1 image file`,
+ *   `FILE: not an HPM.1 image: a character device, not a regular file`, `FILE: not an HPM.1 image: N bytes, more than …`
+ */
+export function readImageFile(file: string, max = HPM_MAX_IMAGE_BYTES): Uint8Array {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (e) {
+    throw new ImageFileError('unreadable', `${file}: ${fileErrorText(e, 'HPM.1 image file')}`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw new ImageFileError('unreadable', `${file}: is a directory, not an HPM.1 image file`);
+    if (!st.isFile()) throw new ImageFileError('not_image', `${file}: not an HPM.1 image: ${fileKind(st)}, not a regular file`);
+    const tooBig = (n: number | string) => new ImageFileError('not_image', `${file}: not an HPM.1 image: ${n} bytes, more than the ${max} an image may have`);
+    if (st.size > max) throw tooBig(st.size);
+    // One byte more than the size fstat gave: a file that grows meanwhile is seen, never read without end.
+    const buf = Buffer.allocUnsafe(st.size + 1);
+    let got = 0;
+    for (let n = 1; n > 0 && got < buf.length; got += n) n = readSync(fd, buf, got, buf.length - got, null);
+    if (got > st.size) throw new ImageFileError('not_image', `${file}: not an HPM.1 image: it grew beyond ${st.size} bytes while being read`);
+    return new Uint8Array(buf.buffer, buf.byteOffset, got);
+  } catch (e) {
+    if (e instanceof ImageFileError) throw e;
+    throw new ImageFileError('unreadable', `${file}: ${fileErrorText(e, 'HPM.1 image file')}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The line `hpm inspect` prints for an invalid image (the signature checked first: not an image at all). */
+export function imageErrorText(file: string, e: HpmImageError): string {
+  return e.fault === 'signature' ? `${file}: not an HPM.1 image (no PICMGFWU signature)` : `${file}: ${e.message}`;
+}
+
 function configFor(file: string | undefined): ShelfConfig {
   return file === undefined ? loadDefaultShelf() : loadShelfConfigFile(file).config;
 }
@@ -122,15 +185,24 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--size <bytes>', 'filler bytes in the component image (default 4096)')
     .option('--description <text>', 'description of the upload action (≤ 20 characters)')
     .action((version: string, o: PackOptions) => {
+      let bytes: Uint8Array;
       try {
-        const bytes = buildPackImage(version, o, configFor(o.config), Math.floor(Date.now() / 1000));
-        writeFileSync(o.out, bytes);
-        ctx.stdout.write(`${o.out}: ${bytes.length} bytes, ${o.component ?? 'payload'} ${formatVersion(parseHpmVersion(version))}\n`);
+        bytes = buildPackImage(version, o, configFor(o.config), Math.floor(Date.now() / 1000));
       } catch (e) {
-        if (!(e instanceof CommandError || e instanceof ConfigError || e instanceof RangeError || (e as NodeJS.ErrnoException).code)) throw e;
-        ctx.stderr.write(`atcasim hpm pack: ${(e as NodeJS.ErrnoException).code ? `cannot write ${o.out}: ${fileErrorText(e, 'image file')}` : (e as Error).message}\n`);
+        // CommandError and ConfigError carry a `.code` of their own: never read them as a node:fs error.
+        if (!(e instanceof CommandError || e instanceof ConfigError || e instanceof RangeError)) throw e;
+        ctx.stderr.write(`atcasim hpm pack: ${e.message}\n`);
         ctx.setExit(2);
+        return;
       }
+      try {
+        writeFileSync(o.out, bytes);
+      } catch (e) {
+        ctx.stderr.write(`atcasim hpm pack: cannot write ${o.out}: ${fileErrorText(e, 'HPM.1 image file')}\n`);
+        ctx.setExit(2);
+        return;
+      }
+      ctx.stdout.write(`${o.out}: ${bytes.length} bytes, ${o.component ?? 'payload'} ${formatVersion(parseHpmVersion(version))}\n`);
     });
   hpm
     .command('inspect')
@@ -139,17 +211,18 @@ export function register(program: Command, ctx: CliContext): void {
     .action((file: string) => {
       let bytes: Uint8Array;
       try {
-        bytes = readFileSync(file);
+        bytes = readImageFile(file);
       } catch (e) {
-        ctx.stderr.write(`atcasim hpm inspect: ${fileErrorText(e, file)}\n`);
-        ctx.setExit(2);
+        if (!(e instanceof ImageFileError)) throw e;
+        ctx.stderr.write(`atcasim hpm inspect: ${e.message}\n`);
+        ctx.setExit(e.kind === 'unreadable' ? 2 : 1);
         return;
       }
       try {
         ctx.stdout.write(`${describeImage(parseHpmImage(bytes)).join('\n')}\n`);
       } catch (e) {
         if (!(e instanceof HpmImageError)) throw e;
-        ctx.stderr.write(`atcasim hpm inspect: ${file}: ${e.message}\n`);
+        ctx.stderr.write(`atcasim hpm inspect: ${imageErrorText(file, e)}\n`);
         ctx.setExit(1);
       }
     });

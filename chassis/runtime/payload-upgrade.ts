@@ -9,7 +9,10 @@
  *      as the HA layer refuses it today); every share the node owns has a hot standby
  *      (`peer_not_hot`); no install runs on the node (`upgrade_in_progress`);
  *   2. the shares the node owns are handed to the buddy (planned switchovers: final sync, nothing
- *      lost);
+ *      lost). A switchover the owner abandons on its handover timeout (the final sync not
+ *      acknowledged, or the offer not taken: docs/ha.md) is asked again, up to `handoverAttempts`
+ *      times in all; then the install ends with `handover_abandoned` and the node keeps serving
+ *      on its old version (so the HPM.1 activation ends failed and may be asked again);
  *   3. once the buddy owns them, `upgrade NODE VERSION` reboots the node on the new version;
  *   4. once the node is back as a hot standby of every share of its pair, its home share is switched
  *      back to it (asked again while the owner has not heard it hot yet; a ShMC has no home share:
@@ -36,6 +39,8 @@ export interface PayloadInstallerOptions {
   log: Logger;
   /** Deadline of each install, ms [100000]. */
   timeoutMs?: number;
+  /** Planned switchovers asked per owned share before an abandoned handover ends the install [3]. */
+  handoverAttempts?: number;
 }
 
 const text = (v: CompatVersion) => `${v.major}.${v.minor}`;
@@ -78,6 +83,7 @@ export class PayloadInstaller implements PayloadFirmwarePort {
     const home = pair.shares.filter((s) => s === `${pair.cfg.name}/${fru}`);
     const deadline = this.o.clock.now() + (this.o.timeoutMs ?? 100_000);
     for (const s of owned) this.o.perform({ op: 'switchover', pair: s });
+    const attempts = new Map(owned.map((s) => [s, 1]));
     this.o.log.info({ category: 'hpm', node: fru, version: text(version), handed: owned }, `${fru}: installing payload ${text(version)}: ${owned.length ? `handing ${owned.join(', ')} to ${peer}` : 'no share to hand over'}`);
     const finish = (err?: CommandError) => {
       this.running.delete(fru);
@@ -90,6 +96,7 @@ export class PayloadInstaller implements PayloadFirmwarePort {
       if (this.stopped) return;
       if (this.o.clock.now() > deadline) return finish(new CommandError('upgrade_timeout', `${fru}: payload install did not finish (${phase})`));
       try {
+        if (phase === 'handover') this.retryAbandoned(fru, owned, attempts);
         if (phase === 'handover' && owned.every((s) => f.ownerOf(s) === peer && f.roleOf(fru, s) !== 'active.handover')) {
           phase = 'reboot';
           this.o.perform({ op: 'upgrade', node: fru, version: text(version) });
@@ -107,6 +114,29 @@ export class PayloadInstaller implements PayloadFirmwarePort {
       this.running.set(fru, this.o.clock.setTimeout(step, f.cfg.heartbeatMs));
     };
     this.running.set(fru, this.o.clock.setTimeout(step, f.cfg.heartbeatMs));
+  }
+
+  /**
+   * Asks again the switchover of each share whose handover `fru` abandoned (it is still the owner,
+   * serving, with the abandon reason set; an accepted switchover clears the reason).
+   * @throws CommandError('handover_abandoned') once a share used up its attempts; a refusal of
+   *   the new switchover (e.g. 'peer_not_hot')
+   */
+  private retryAbandoned(fru: string, owned: readonly string[], attempts: Map<string, number>): void {
+    const f = this.o.fabric;
+    const max = this.o.handoverAttempts ?? 3;
+    for (const s of owned) {
+      if (f.ownerOf(s) !== fru || f.roleOf(fru, s) !== 'active') continue;
+      const reason = f.controller(fru).snapshot(s).context.handoverAborted;
+      if (reason === null) continue;
+      const n = attempts.get(s) ?? 1;
+      if (n >= max) {
+        throw new CommandError('handover_abandoned', `${fru}: planned switchover of ${s} abandoned ${n} times (${reason}): ${fru} keeps serving its old version`);
+      }
+      this.o.log.warn({ category: 'hpm', node: fru, share: s, reason, attempt: n + 1 }, `${fru}: planned switchover of ${s} abandoned (${reason}), asking again (${n + 1} of ${max})`);
+      attempts.set(s, n + 1);
+      this.o.perform({ op: 'switchover', pair: s });
+    }
   }
 
   /** Switches a home share back; the owner may not have heard the node hot yet (`peer_not_hot`): tried again next time. */

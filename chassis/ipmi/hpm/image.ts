@@ -255,12 +255,14 @@ function parseAction(b: Uint8Array, at: number, end: number): { action: HpmActio
 }
 
 /**
- * Parses and validates an image: MD5 signature first (as ipmitool does), then signature, format
+ * Parses and validates an image: the "PICMGFWU" signature first (a file without it is no image at
+ * all, and saying its MD5 does not match would mislead), then the MD5 signature (as ipmitool does), format
  * version, header checksum, every action's type and checksum, and that the actions end exactly
  * where the MD5 begins.
  * @throws HpmImageError naming the failed check
  */
 export function parseHpmImage(bytes: Uint8Array): HpmImage {
+  if (Buffer.from(bytes.subarray(0, 8)).toString('latin1') !== HPM_SIGNATURE) throw new HpmImageError('signature', 0, `signature is not "${HPM_SIGNATURE}" (not an HPM.1 image)`);
   if (bytes.length < HPM_HEADER_LENGTH + 1 + HPM_MD5_LENGTH) throw new HpmImageError('truncated', bytes.length, `${bytes.length} bytes is shorter than a header and an MD5 signature`);
   const end = bytes.length - HPM_MD5_LENGTH;
   if (!Buffer.from(md5(bytes.subarray(0, end))).equals(Buffer.from(bytes.subarray(end)))) throw new HpmImageError('md5', end, 'MD5 signature does not match the image (corrupt or truncated)');

@@ -227,7 +227,8 @@ export class HpmUpgradeTarget {
   }
 
   /**
-   * Activate Firmware: runs every deferred copy (IPMC and boot first, payload last).
+   * Activate Firmware: runs every deferred copy (IPMC and boot first, payload last). When one
+   * fails (now or later), it and the copies after it stay deferred: Activate may be asked again.
    * @returns 00h when all run now, 80h when one finishes later (Get Upgrade Status reports)
    * @throws IpmiError D5h (busy, nothing deferred) or a component's refusal (nothing changed)
    */
@@ -237,9 +238,12 @@ export class HpmUpgradeTarget {
     const jobs = [...this.deferred.entries()].sort((a, b) => this.order(a[0]) - this.order(b[0]));
     for (const [id, v] of jobs) this.component(id).check(v);
     this.deferred.clear();
+    const onFail = (left: Array<[number, FirmwareVersion]>) => {
+      for (const [id, v] of left) if (!this.deferred.has(id)) this.deferred.set(id, v);
+    };
     return this.runAll('activate', jobs, (id, old) => {
       if (this.component(id).rollback) this.backups.set(id, old);
-    });
+    }, onFail);
   }
 
   /**
@@ -277,8 +281,13 @@ export class HpmUpgradeTarget {
     return this.component(id).payloadColdReset ? 10 + id : id;
   }
 
-  /** Runs jobs one after the other; `onOk(id, oldVersion)` for each that runs. */
-  private runAll(kind: 'activate' | 'rollback', jobs: Array<[number, FirmwareVersion]>, onOk: (id: number, old: FirmwareVersion) => void): number {
+  /** Runs jobs one after the other; `onOk(id, oldVersion)` for each that runs, `onFail(jobs not run)` when one fails. */
+  private runAll(
+    kind: 'activate' | 'rollback',
+    jobs: Array<[number, FirmwareVersion]>,
+    onOk: (id: number, old: FirmwareVersion) => void,
+    onFail: (left: Array<[number, FirmwareVersion]>) => void = () => {},
+  ): number {
     const cmd = kind === 'activate' ? HPM_CMD.activate : HPM_CMD.rollback;
     this.busy = kind;
     this.long = { cmd, cc: CC_IN_PROGRESS };
@@ -297,7 +306,10 @@ export class HpmUpgradeTarget {
       c.run(v, (r) => {
         if (called) return;
         called = true;
-        if (!r.ok) return finish(r.cc);
+        if (!r.ok) {
+          onFail(jobs.slice(i - 1));
+          return finish(r.cc);
+        }
         onOk(id, old);
         next();
       });

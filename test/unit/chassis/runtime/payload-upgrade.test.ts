@@ -69,6 +69,39 @@ describe('payload installs (HPM.1 activation on an HA node)', () => {
     await em.stop();
   });
 
+  it('a handover abandoned each time (final sync never acknowledged) ends the install failed; another may be asked', async () => {
+    const clock = new SimClock();
+    const { em, ha, sim, port } = await start(clock);
+    clock.runUntil(8000);
+    const f = ha.fabric;
+    sim.apply('cut sync lb1 one-way slot3->slot4'); // slot3's ACKs of slot4's final sync are lost
+    let result: CommandError | undefined | 'pending' = 'pending';
+    port.install('slot4', { major: 1, minor: 1 }, (e) => (result = e));
+    clock.runUntil(8600);
+    expect(result).toBe('pending'); // the first abandonment is followed by a second request
+    expect(f.ownerOf('lb1/slot4')).toBe('slot4');
+    clock.runUntil(12_000); // three handovers of 500 ms each, far below the 100 s install deadline
+    expect(result).toBeInstanceOf(CommandError);
+    const err = result as unknown as CommandError;
+    expect(err.code).toBe('handover_abandoned');
+    expect(err.message).toBe('slot4: planned switchover of lb1/slot4 abandoned 3 times (final_sync_unacked): slot4 keeps serving its old version');
+    expect(f.ownerOf('lb1/slot4')).toBe('slot4');
+    expect(f.roleOf('slot4', 'lb1/slot4')).toBe('active');
+    expect(f.controller('slot4').softwareVersion).toEqual({ major: 1, minor: 0 });
+    expect(sim.takeovers.filter((t) => t.share === 'lb1/slot4')).toEqual([]);
+    // The install is over: a new one may be asked, and with the link back it goes through.
+    expect(refusal(() => port.check('slot4', { major: 1, minor: 1 }))).toBe('none');
+    sim.apply('restore sync lb1');
+    clock.runUntil(14_000);
+    let again: CommandError | undefined | 'pending' = 'pending';
+    port.install('slot4', { major: 1, minor: 1 }, (e) => (again = e));
+    clock.runUntil(40_000);
+    expect(again).toBeUndefined();
+    expect(f.controller('slot4').softwareVersion).toEqual({ major: 1, minor: 1 });
+    expect(f.ownerOf('lb1/slot4')).toBe('slot4');
+    await em.stop();
+  });
+
   it('refuses, changing nothing: another major than the buddy runs, a share without a hot standby, a node that does not run', async () => {
     const clock = new SimClock();
     const { em, ha, port } = await start(clock);

@@ -92,6 +92,24 @@ describe('HPM.1 commands on the shelf', () => {
     expect(r.call(0x86, PICMG, 0x2f, [0x00, 0x01, 0x03]).data).toEqual([0x00, 0x01, 0x00, 0, 0, 0, 0]);
   });
 
+  it('a payload activation the HA port fails ends failed (not in progress); the copy stays deferred and may be activated again', () => {
+    const port = new FakePort();
+    const r = rig({ ha: { payloadFirmware: port } });
+    port.install = (_fru, _v, done) => port.pending.push(() => done(new CommandError('handover_abandoned', 'slot3: planned switchover abandoned')));
+    expect(uploadBytes(r, 0x86, 1, 1, 1).cc).toBe(0);
+    expect(r.call(0x86, PICMG, 0x35, [0x00])).toEqual({ cc: 0x80, data: [0x00] });
+    expect(r.call(0x86, PICMG, 0x34, [0x00]).data).toEqual([0x00, 0x35, 0x80]);
+    port.pending.shift()!();
+    expect(r.call(0x86, PICMG, 0x34, [0x00]).data).toEqual([0x00, 0x35, 0xff]);
+    expect(r.call(0x86, PICMG, 0x2f, [0x00, 0x01, 0x01]).data).toEqual([0x00, 0x01, 0x00, 0, 0, 0, 0]);
+    // Not "an activation is in progress": the second attempt runs, and this time the port installs.
+    port.install = FakePort.prototype.install.bind(port);
+    expect(r.call(0x86, PICMG, 0x35, [0x00])).toEqual({ cc: 0x80, data: [0x00] });
+    port.pending.shift()!();
+    expect(r.call(0x86, PICMG, 0x34, [0x00]).data).toEqual([0x00, 0x35, 0x00]);
+    expect(r.call(0x86, PICMG, 0x2f, [0x00, 0x01, 0x01]).data).toEqual([0x00, 0x01, 0x01, 0, 0, 0, 0]);
+  });
+
   it('Finish answers 81h for a short upload and 82h for a corrupted one', () => {
     const r = rig();
     const img = encodeComponentImage({ component: 1, version: { major: 1, minor: 1, aux: [0, 0, 0, 0] }, body: new Uint8Array(20) });

@@ -97,6 +97,12 @@ describe('HPM.1 image validation', () => {
     expect(fault(good.subarray(0, 20))).toBe('truncated');
   });
 
+  it('checks the PICMGFWU signature before the MD5: random bytes are no image at all', () => {
+    const junk = Uint8Array.from({ length: 5000 }, (_, i) => (i * 131 + 7) & 0xff);
+    expect(fault(junk)).toBe('signature');
+    expect(fault(junk.subarray(0, 5))).toBe('signature');
+  });
+
   it('checks the signature, format version and header checksum behind a valid MD5', () => {
     const sig = Uint8Array.from(good);
     sig[0] = 0x51;
