@@ -9,7 +9,9 @@
  *
  * Robustness: the socket is guarded (./snmp-guard.ts) — a datagram that makes net-snmp throw is
  * counted and dropped; rejected datagrams (bad BER, wrong community, unknown user, bad digest) are
- * counted and logged at most once per 10 s with the counts, never one line per packet.
+ * counted and logged at most once per 10 s with the counts, never one line per packet. A GetBulk
+ * asking for more than 64 repetitions or 64 varbinds is clamped before net-snmp loops over it
+ * (./snmp-bulk-cap.ts; v2c and v3, also encrypted), counted and logged at most once per 10 s.
  * Refused requests, per net-snmp: a wrong community or a wrong key gets no answer (the manager
  * times out; RFC 3414 would answer usmStatsWrongDigests), an unknown user gets a
  * usmStatsUnknownUserNames report, a Set gets notWritable.
@@ -22,6 +24,7 @@ import type { Logger } from '../../board/common/logger.ts';
 import type { SnmpSettings } from '../config/types.ts';
 import { ENT_LAST_CHANGE_TIME, ENT_PHY_SENSOR_ENTRY, ENT_PHYSICAL_ENTRY, SYSTEM, enterpriseOids } from '../snmp/oids.ts';
 import type { EntityRow, FruStateRow, SensorRow, SnmpNotification, SnmpSink, SnmpView } from '../snmp/view.ts';
+import { BULK_LIMITS, installBulkCap, type BulkCapped } from './snmp-bulk-cap.ts';
 import { bindUdpSocket, guardedDgram } from './snmp-guard.ts';
 import { SnmpNotifier } from './snmp-notifier.ts';
 
@@ -51,6 +54,8 @@ export interface SnmpAgentCounters {
   rejected: number;
   /** Datagrams whose handling threw inside net-snmp, caught by the guard. */
   guarded: number;
+  /** GetBulk requests whose max-repetitions, non-repeaters or varbind count were clamped (./snmp-bulk-cap.ts). */
+  capped: number;
 }
 
 /** True when this Node runtime can run CBC-DES (OpenSSL 3 keeps it in the legacy provider). */
@@ -93,12 +98,15 @@ const REJECT_LOG_INTERVAL_MS = 10_000;
 
 /** See the module header. Build with `SnmpAgent.start`. */
 export class SnmpAgent implements SnmpSink {
-  readonly counters: SnmpAgentCounters = { rejected: 0, guarded: 0 };
+  readonly counters: SnmpAgentCounters = { rejected: 0, guarded: 0, capped: 0 };
   private readonly rows = new Map<string, Map<number, string>>([[TABLES.entity, new Map()], [TABLES.sensor, new Map()], [TABLES.fru, new Map()]]);
   private readonly t0: number;
   private lastRejectLog = -Infinity;
   private rejectedSinceLog = 0;
   private lastReject = '';
+  private lastCapLog = -Infinity;
+  private cappedSinceLog = 0;
+  private lastCap: BulkCapped | undefined;
   private closed = false;
 
   private constructor(
@@ -138,6 +146,7 @@ export class SnmpAgent implements SnmpSink {
         if (error) self?.onRejected(error);
       },
     );
+    installBulkCap(agent, (was) => self?.onCapped(was));
     const mib = agent.getMib();
     const notifier = new SnmpNotifier(o.settings, o.engineId, o.log);
     self = new SnmpAgent(o, socket, agent, mib, notifier, { address: a.address, port: a.port });
@@ -180,6 +189,7 @@ export class SnmpAgent implements SnmpSink {
     this.closed = true;
     this.notifier.close();
     this.flushRejectLog();
+    this.flushCapLog();
     await new Promise<void>((r) => {
       try {
         this.agent.close(() => r());
@@ -250,6 +260,21 @@ export class SnmpAgent implements SnmpSink {
   private onGuarded(e: unknown, datagram: Buffer): void {
     this.counters.guarded++;
     this.o.log.warn({ category: 'snmp-guard', err: String(e), bytes: datagram.length, count: this.counters.guarded }, 'SNMP datagram made net-snmp throw: dropped');
+  }
+
+  private onCapped(was: BulkCapped): void {
+    this.counters.capped++;
+    this.cappedSinceLog++;
+    this.lastCap = was;
+    const now = this.o.clock.now();
+    if (now - this.lastCapLog >= REJECT_LOG_INTERVAL_MS) this.flushCapLog(now);
+  }
+
+  private flushCapLog(now = this.o.clock.now()): void {
+    if (this.cappedSinceLog === 0) return;
+    this.o.log.warn({ category: 'snmp-bulk-cap', count: this.cappedSinceLog, total: this.counters.capped, last: this.lastCap }, `SNMP: ${this.cappedSinceLog} GetBulk request(s) clamped to ${BULK_LIMITS.maxRepetitions} repetitions / ${BULK_LIMITS.maxVarbinds} varbinds`);
+    this.cappedSinceLog = 0;
+    this.lastCapLog = now;
   }
 
   private onRejected(error: Error): void {

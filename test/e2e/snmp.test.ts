@@ -10,6 +10,9 @@
  *   community gets nothing; a Set is refused (read-only);
  * - a deactivation (`ipmitool picmg deactivate` to slot5's IPMC) arrives at snmptrapd as SNMPv2c
  *   and SNMPv3 notifications (M4→M6→M1), and the hot-swap table says M1 afterwards.
+ * - `snmpbulkget -Cr1000000` (v2c and v3 authPriv), which hangs an unclamped net-snmp agent, is
+ *   answered within snmpbulkget's own 3 s timeout with at most 64 varbinds, and the shelf still
+ *   answers IPMI (`ipmitool mc info`) and SNMP afterwards.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -156,5 +159,20 @@ describe.skipIf(SKIP)('SNMP agent (snmpwalk, snmpget, snmptrapd)', () => {
     }
     const g = await snmp('snmpget', ['-v2c', '-c', COMMUNITY, agent, `${FRU}.1.105000`, `${FRU}.2.105000`, `${FRU}.3.105000`]);
     expect([...parseVars(g.stdout).values()].map((v) => v.value)).toEqual(['1', 'M1', '6']);
+  });
+
+  it('snmpbulkget -Cr1000000 (v2c, v3 authPriv) is answered with at most 64 varbinds; IPMI and SNMP still answer', async () => {
+    const quick = ['-r', '0', '-t', '3'];
+    for (const auth of [['-v2c', '-c', COMMUNITY], OPS]) {
+      const r = await snmp('snmpbulkget', [...auth, ...quick, '-Cn0', '-Cr1000000', agent, '1.3.6.1.2.1.1'], 30_000);
+      expect([r.code, r.stderr], auth[0]).toEqual([0, '']);
+      const lines = r.stdout.trim().split('\n');
+      expect(lines.length, auth[0]).toBeLessThanOrEqual(64);
+      expect(lines[0]).toMatch(/^\.1\.3\.6\.1\.2\.1\.1\.1\.0 = STRING: "atcasim shelf manager/);
+    }
+    const mc = await ipmitool('mc', 'info');
+    expect([mc.exitCode, mc.stdout]).toEqual([0, expect.stringMatching(/Device ID/)]);
+    const g = await snmp('snmpget', ['-v2c', '-c', COMMUNITY, ...quick, agent, '1.3.6.1.2.1.1.5.0']);
+    expect([g.code, parseVars(g.stdout).get('1.3.6.1.2.1.1.5.0')?.value]).toEqual([0, 'atcasim-default']);
   });
 });
