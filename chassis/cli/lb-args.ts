@@ -13,24 +13,26 @@
  *   -Z|--zero [-t|-u VIP:PORT]
  *   -S|--save [-n]      the rules in ipvsadm's format on stdout
  *   -R|--restore        rules in that format from stdin, applied as one change
+ *   -h|--help           the synopsis below (LB_USAGE) on stdout, exit 0 (whatever else is given)
  *
  * atcasim-only long options: --fullnat (forwarding of an RS), --forwarding MODE (a service's
  * default: tunnel|dr|nat|fullnat), --client-address none|toa|proxy-protocol, --health KIND,
  * --health-interval D, --health-timeout D, --health-rise N, --health-fall N, --health-path P,
  * --board SLOT, --db FILE. Not implemented (refused): -f fwmark services, -x/-y thresholds,
- * --start-daemon, --set. Refusals are one line in ipvsadm's manner; the CLI exits 2 on them.
+ * --start-daemon, --set. A service on port 0 needs -p (ipvsadm's rule). Refusals are one line in ipvsadm's manner; the CLI exits 2 on them.
  */
 import type { ClientAddressMode } from '../../board/processor/forwarding/client-address.ts';
 import type { ForwardingMode } from '../../board/processor/forwarding/translation.ts';
 import type { HealthCheckConfig, SchedulerFlag, SchedulerName } from '../../board/processor/processor-config.ts';
 import { parseDuration } from '../config/duration.ts';
 import { isIpAddress, netmaskBits } from '../config/ip-address.ts';
+import { printable } from '../config/yaml-reader.ts';
 import type { ServerSettings, ServiceEdit, ServiceRef, ServiceSettings } from '../model/service-table.ts';
 
-/** A bad argument: the message is the one line to print. */
+/** A bad argument: the message is the one line to print (unprintable characters escaped, `\xNN`). */
 export class LbUsageError extends Error {
   constructor(message: string) {
-    super(message);
+    super(printable(message));
     this.name = 'LbUsageError';
   }
 }
@@ -41,7 +43,8 @@ export type LbCommand =
   | { kind: 'list'; service?: ServiceRef; view: 'plain' | 'stats' | 'rate' | 'conns'; board?: number }
   | { kind: 'zero'; service?: ServiceRef }
   | { kind: 'save' }
-  | { kind: 'restore' };
+  | { kind: 'restore' }
+  | { kind: 'help' };
 
 /** A parsed call: its command and the database it names. */
 export interface LbCall {
@@ -56,8 +59,52 @@ const COMMANDS: Record<string, string> = {
   '-d': 'delete-server', '--delete-server': 'delete-server', '-L': 'list', '-l': 'list', '--list': 'list',
   '-Z': 'zero', '--zero': 'zero', '-S': 'save', '--save': 'save', '-R': 'restore', '--restore': 'restore',
 };
-const UNSUPPORTED = new Set(['-f', '--fwmark-service', '-x', '--u-threshold', '-y', '--l-threshold', '--start-daemon', '--stop-daemon', '--set', '-h', '--help']);
+const UNSUPPORTED = new Set(['-f', '--fwmark-service', '-x', '--u-threshold', '-y', '--l-threshold', '--start-daemon', '--stop-daemon', '--set']);
+
 const SCHEDULERS: readonly SchedulerName[] = ['rr', 'wrr', 'lc', 'wlc', 'sh', 'maglev', 'dynamic'];
+
+/** What `atcasim lb -h|--help` prints: ipvsadm(8)'s synopsis, cut to what atcasim implements. */
+export const LB_USAGE = `Usage: atcasim lb COMMAND [OPTIONS] [--db FILE]   (ipvsadm's vocabulary; details in docs/lb.md)
+  atcasim lb -A|E -t|u service-address [-s scheduler] [-p [timeout]] [-M netmask] [-b sched-flags|none]
+                  [--forwarding tunnel|dr|nat|fullnat] [--client-address none|toa|proxy-protocol]
+                  [--health icmp|tcp|http|udp] [--health-interval D] [--health-timeout D]
+                  [--health-rise N] [--health-fall N] [--health-path /PATH]
+  atcasim lb -D -t|u service-address
+  atcasim lb -C
+  atcasim lb -a|e -t|u service-address -r server-address [-g|i|m|--fullnat] [-w weight]
+  atcasim lb -d -t|u service-address -r server-address
+  atcasim lb -L|l [-t|u service-address] [-n] [--exact] [--stats|--rate|-c] [--board SLOT]
+  atcasim lb -Z [-t|u service-address]
+  atcasim lb -S [-n]
+  atcasim lb -R                  (rules as -S writes them, from stdin, applied as one change)
+  atcasim lb -h|--help
+
+Commands:
+  --add-service     -A   add a virtual service          --edit-service    -E   change a virtual service
+  --delete-service  -D   delete a virtual service       --clear           -C   delete every service
+  --add-server      -a   add a real server              --edit-server     -e   change a real server
+  --delete-server   -d   delete a real server           --list       -L|-l   list the table (the default)
+  --zero            -Z   zero the counters              --save            -S   print the rules
+  --restore         -R   apply rules from stdin         --help            -h   this text
+
+Options:
+  --tcp-service  -t ADDR:PORT   a TCP service ([v6]:PORT for IPv6; port 0 needs -p)
+  --udp-service  -u ADDR:PORT   a UDP service
+  --scheduler    -s SCHED       ${SCHEDULERS.join('|')} (default wlc)
+  --persistent   -p [TIMEOUT]   persistence, seconds (default 300)
+  --netmask      -M NETMASK     granularity of persistence
+  --sched-flags  -b FLAGS       sh-fallback,sh-port or none
+  --real-server  -r ADDR[:PORT] the real server (port: the service's by default)
+  --gatewaying   -g             direct routing        --ipip  -i  tunnelling
+  --masquerading -m             NAT                   --fullnat   full-NAT
+  --weight       -w WEIGHT      0..65535 (default 1)
+  --numeric      -n             numeric output (always)
+  --stats / --rate / -c         counters / rates / connections (-L)
+  --board SLOT                  one processor board's view (-L)
+  --db FILE                     the shelf running on FILE (default: the one atcasim start uses)
+Not implemented (refused): -f fwmark services, -x/-y thresholds, --start-daemon/--stop-daemon, --set.
+Exit status: 0 done, 1 refused by the shelf, 2 bad arguments or no shelf.
+`;
 const WITH_VALUE = new Set(['-t', '--tcp-service', '-u', '--udp-service', '-s', '--scheduler', '-M', '--netmask', '-b', '--sched-flags', '-r', '--real-server', '-w', '--weight',
   '--board', '--db', '--client-address', '--forwarding', '--health', '--health-interval', '--health-timeout', '--health-rise', '--health-fall', '--health-path']);
 /** Options each command takes (besides --db). */
@@ -267,6 +314,7 @@ function serverSettings(raw: Raw): ServerSettings {
  * @throws LbUsageError with the line to print
  */
 export function parseLbArgs(argv: readonly string[]): LbCall {
+  if (argv.includes('-h') || argv.includes('--help')) return { command: { kind: 'help' } };
   const raw = scan(argv);
   check(raw);
   const db = raw.opts.get('--db')?.[0];
@@ -276,6 +324,8 @@ export function parseLbArgs(argv: readonly string[]): LbCall {
     case 'edit-service': {
       const ref = serviceRef(raw, true)!;
       const settings = serviceSettings(raw, ref);
+      // ipvsadm: a port-0 service catches every port, which only makes sense with persistence
+      if (ref.port === 0 && raw.cmd === 'add-service' && settings.persistenceMs === undefined) throw new LbUsageError('Zero port specified for non-persistent service');
       // ipvsadm: -s sh without -b has no flags (the shelf YAML's sh without scheduler_flags has sh-fallback)
       if (raw.cmd === 'add-service' && settings.scheduler === 'sh' && settings.schedulerFlags === undefined) settings.schedulerFlags = [];
       return call({ kind: 'edit', edit: raw.cmd === 'add-service' ? { op: 'add-service', service: ref, settings } : { op: 'edit-service', service: ref, settings } });

@@ -5,7 +5,10 @@
  * default the one `atcasim start` uses) over its control socket `<db>.ctl`, which only the user
  * who started the shelf can open.
  *
- * Exit status: 0 done; 1 the shelf refused the change (libipvs's words, e.g. "Service already
+ * `-R` names the input line of a refusal (`restore line N: …`), whether the line does not parse
+ * or the shelf refuses the edit it makes (the shelf's `edit K: …`, K counting the edits).
+ *
+ * Exit status: 0 done (`-h`/`--help` too); 1 the shelf refused the change (libipvs's words, e.g. "Service already
  * exists", or the shelf loader's reason); 2 bad arguments (one line, ipvsadm's manner), no shelf
  * running for that database, permission denied.
  */
@@ -14,10 +17,11 @@ import { resolve } from 'node:path';
 import { callControl, ControlError } from '../io/control-client.ts';
 import { defaultDbPath } from '../io/data-dir.ts';
 import type { SessionListing } from '../dataplane/types.ts';
-import { isService } from '../model/service-table.ts';
+import { isService, type ServiceEdit } from '../model/service-table.ts';
 import type { LbService } from '../runtime/lb-ops.ts';
 import type { CliContext } from './context.ts';
-import { LbUsageError, parseLbArgs, type LbCall } from './lb-args.ts';
+import { printable } from '../config/yaml-reader.ts';
+import { LB_USAGE, LbUsageError, parseLbArgs, type LbCall } from './lb-args.ts';
 import { formatConns, formatList, formatSave, formatStats } from './lb-format.ts';
 
 /** The `lb.list` answer. */
@@ -83,20 +87,11 @@ async function run(call: LbCall, db: string, ctx: CliContext, stdin: () => Promi
     case 'edit':
       await callControl(db, 'lb.apply', { edits: [c.edit] }, 30_000);
       return 0;
-    case 'restore': {
-      const edits = (await stdin()).split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')).map((l, i) => {
-        let p: LbCall;
-        try {
-          p = parseLbArgs(l.split(/\s+/));
-        } catch (e) {
-          throw new LbUsageError(`restore line ${i + 1}: ${(e as Error).message}`);
-        }
-        if (p.command.kind !== 'edit') throw new LbUsageError(`restore line ${i + 1}: only -A, -E, -D, -C, -a, -e, -d lines can be restored`);
-        return p.command.edit;
-      });
-      await callControl(db, 'lb.apply', { edits }, 30_000);
+    case 'help':
+      ctx.stdout.write(LB_USAGE);
       return 0;
-    }
+    case 'restore':
+      return restore(db, await stdin());
     case 'zero': {
       const { services } = (await callControl(db, 'lb.list', {}, 30_000)) as Listing;
       const name = c.service === undefined ? undefined : services.find((s) => isService(s as never, c.service!))?.name;
@@ -111,6 +106,39 @@ async function run(call: LbCall, db: string, ctx: CliContext, stdin: () => Promi
     case 'list':
       return list(c, db, ctx);
   }
+}
+
+/** The edits of `-R` input and the input line (1-based) of each. @throws LbUsageError naming the line */
+export function restoreEdits(text: string): { edits: ServiceEdit[]; lines: number[] } {
+  const edits: ServiceEdit[] = [];
+  const lines: number[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const l = raw.trim();
+    if (l === '' || l.startsWith('#')) return;
+    let p: LbCall;
+    try {
+      p = parseLbArgs(l.split(/\s+/));
+    } catch (e) {
+      throw new LbUsageError(`restore line ${i + 1}: ${(e as Error).message}`);
+    }
+    if (p.command.kind !== 'edit') throw new LbUsageError(`restore line ${i + 1}: only -A, -E, -D, -C, -a, -e, -d lines can be restored`);
+    edits.push(p.command.edit);
+    lines.push(i + 1);
+  });
+  return { edits, lines };
+}
+
+async function restore(db: string, text: string): Promise<number> {
+  const { edits, lines } = restoreEdits(text);
+  try {
+    await callControl(db, 'lb.apply', { edits }, 30_000);
+  } catch (e) {
+    const m = e instanceof ControlError ? /^edit (\d+): (.*)$/s.exec(e.message) : null;
+    const line = m ? lines[Number(m[1]) - 1] : undefined;
+    if (e instanceof ControlError && line !== undefined) throw new ControlError(e.code, `restore line ${line}: ${printable(m![2]!)}`);
+    throw e;
+  }
+  return 0;
 }
 
 async function list(c: Extract<LbCall['command'], { kind: 'list' }>, db: string, ctx: CliContext): Promise<number> {

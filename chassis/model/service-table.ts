@@ -14,7 +14,8 @@
  *
  * Defaults of a new service, as ipvsadm's: scheduler `wlc`, no persistence (`-p` alone is 300 s,
  * the CLI's business), netmask the whole address; and the shelf's own: encapsulation `gre`, ICMP
- * health checks every 5 s, alarm below 0.5. A new RS has weight 1 and, without a forwarding
+ * health checks every 5 s, alarm below 0.5. A service on port 0 (every port) must be persistent,
+ * as ipvsadm demands: "Zero port specified for non-persistent service". A new RS has weight 1 and, without a forwarding
  * option, forwards as its service does (ipvsadm would default to -g).
  */
 import { DEFAULT_HEALTH, type HealthCheckConfig, type RealServerConfig, type SchedulerFlag, type SchedulerName, type VirtualServiceConfig } from '../../board/processor/processor-config.ts';
@@ -60,9 +61,12 @@ export type ServiceEdit =
   | { op: 'delete-server'; service: ServiceRef; server: ServerSettings }
   | { op: 'clear' };
 
-/** A refused edit; the message is ipvsadm's. */
+/** A refused edit; the message is ipvsadm's, `index` the refused edit's place in the list (0-based). */
 export class ServiceEditError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly index = 0,
+  ) {
     super(message);
     this.name = 'ServiceEditError';
   }
@@ -117,58 +121,73 @@ function copy(s: VirtualServiceConfig): VirtualServiceConfig {
 /**
  * Applies `edits` in order to `services`.
  * @returns the new list (fresh objects; `services` unchanged)
- * @throws ServiceEditError with ipvsadm's words when an edit does not fit (nothing is returned)
+ * @throws ServiceEditError with ipvsadm's words and the edit's index when an edit does not fit
+ *   (nothing is returned)
  */
 export function applyServiceEdits(services: readonly VirtualServiceConfig[], edits: readonly ServiceEdit[]): VirtualServiceConfig[] {
   let out = services.map(copy);
-  for (const e of edits) {
-    if (e.op === 'clear') {
-      out = [];
-      continue;
+  edits.forEach((e, i) => {
+    try {
+      out = applyOne(out, e);
+    } catch (err) {
+      if (err instanceof ServiceEditError) throw new ServiceEditError(err.message, i);
+      throw err;
     }
-    const at = out.findIndex((s) => isService(s, e.service));
-    if (e.op === 'add-service') {
-      if (at >= 0) throw new ServiceEditError('Service already exists');
-      const s: VirtualServiceConfig = {
-        name: `${e.service.protocol}-${e.service.vip}-${e.service.port}`, vip: e.service.vip, port: e.service.port,
-        protocol: e.service.protocol, scheduler: 'wlc', persistenceMs: 0, encapsulation: 'gre', pool: [],
-        health: { ...DEFAULT_HEALTH }, alarmBelow: 0.5,
-      };
-      settle(s, e.settings ?? {});
-      out.push(s);
-      continue;
+  });
+  return out;
+}
+
+function checkZeroPort(s: VirtualServiceConfig): void {
+  if (s.port === 0 && s.persistenceMs <= 0) throw new ServiceEditError('Zero port specified for non-persistent service');
+}
+
+/** One edit on `out` (changed in place, or a new list for -C). */
+function applyOne(out: VirtualServiceConfig[], e: ServiceEdit): VirtualServiceConfig[] {
+  if (e.op === 'clear') return [];
+  const at = out.findIndex((s) => isService(s, e.service));
+  if (e.op === 'add-service') {
+    if (at >= 0) throw new ServiceEditError('Service already exists');
+    const s: VirtualServiceConfig = {
+      name: `${e.service.protocol}-${e.service.vip}-${e.service.port}`, vip: e.service.vip, port: e.service.port,
+      protocol: e.service.protocol, scheduler: 'wlc', persistenceMs: 0, encapsulation: 'gre', pool: [],
+      health: { ...DEFAULT_HEALTH }, alarmBelow: 0.5,
+    };
+    settle(s, e.settings ?? {});
+    checkZeroPort(s);
+    out.push(s);
+    return out;
+  }
+  if (at < 0) throw new ServiceEditError(e.op === 'edit-service' || e.op === 'delete-service' ? 'No such service' : 'Service not defined');
+  const svc = out[at]!;
+  switch (e.op) {
+    case 'edit-service':
+      settle(svc, e.settings);
+      checkZeroPort(svc);
+      break;
+    case 'delete-service':
+      out.splice(at, 1);
+      break;
+    case 'add-server': {
+      if (svc.pool.some((r) => isServer(svc, r, e.server))) throw new ServiceEditError('Destination already exists');
+      const port = e.server.port ?? svc.port;
+      const r: RealServerConfig = { name: endpointText(canonText(e.server.address), port), address: e.server.address, weight: e.server.weight ?? 1 };
+      if (e.server.port !== undefined) r.port = e.server.port;
+      if (e.server.forwarding !== undefined) r.forwarding = e.server.forwarding;
+      svc.pool.push(r);
+      break;
     }
-    if (at < 0) throw new ServiceEditError(e.op === 'edit-service' || e.op === 'delete-service' ? 'No such service' : 'Service not defined');
-    const svc = out[at]!;
-    switch (e.op) {
-      case 'edit-service':
-        settle(svc, e.settings);
-        break;
-      case 'delete-service':
-        out.splice(at, 1);
-        break;
-      case 'add-server': {
-        if (svc.pool.some((r) => isServer(svc, r, e.server))) throw new ServiceEditError('Destination already exists');
-        const port = e.server.port ?? svc.port;
-        const r: RealServerConfig = { name: endpointText(canonText(e.server.address), port), address: e.server.address, weight: e.server.weight ?? 1 };
-        if (e.server.port !== undefined) r.port = e.server.port;
-        if (e.server.forwarding !== undefined) r.forwarding = e.server.forwarding;
-        svc.pool.push(r);
-        break;
-      }
-      case 'edit-server': {
-        const r = svc.pool.find((x) => isServer(svc, x, e.server));
-        if (!r) throw new ServiceEditError('No such destination');
-        if (e.server.weight !== undefined) r.weight = e.server.weight;
-        if (e.server.forwarding !== undefined) r.forwarding = e.server.forwarding;
-        break;
-      }
-      case 'delete-server': {
-        const i = svc.pool.findIndex((x) => isServer(svc, x, e.server));
-        if (i < 0) throw new ServiceEditError('No such destination');
-        svc.pool.splice(i, 1);
-        break;
-      }
+    case 'edit-server': {
+      const r = svc.pool.find((x) => isServer(svc, x, e.server));
+      if (!r) throw new ServiceEditError('No such destination');
+      if (e.server.weight !== undefined) r.weight = e.server.weight;
+      if (e.server.forwarding !== undefined) r.forwarding = e.server.forwarding;
+      break;
+    }
+    case 'delete-server': {
+      const i = svc.pool.findIndex((x) => isServer(svc, x, e.server));
+      if (i < 0) throw new ServiceEditError('No such destination');
+      svc.pool.splice(i, 1);
+      break;
     }
   }
   return out;

@@ -2,13 +2,18 @@
  * The control-socket operations of `atcasim lb` (chassis/runtime/control-ops.ts for the protocol):
  *
  *   lb.apply  {"edits":[ServiceEdit…]}   → {"services":N}   one change made of the edits in order
- *                                          (chassis/model/service-table.ts), all or nothing
+ *                                          (chassis/model/service-table.ts), all or nothing; a
+ *                                          malformed edit is refused naming its field
+ *                                          (`lb.apply: edits[0].server: …`), a refused one of
+ *                                          several as `edit K: <libipvs's words>` (K from 1)
  *   lb.list   {"slot"?:N}                → {size, services: LbService[]}: the boards' session
  *                                          capacity and the services in force with each RS's
  *                                          connection counters and --stats figures, summed over
  *                                          the processor boards (or those of board `slot`)
  *   lb.conns  {"slot"?:N,"max"?:N}        → the live sessions (ipvsadm -c), every board or one
- *   lb.zero   {"service"?:NAME}          → zeroes the --stats counters (ipvsadm -Z)
+ *   lb.zero   {"service"?:NAME}          → zeroes the --stats counters (ipvsadm -Z) of that
+ *                                          service (a name or VIP, a string; "No such service"
+ *                                          otherwise) or, without it, of every service
  *
  * A change is checked by the shelf YAML loader itself (the services written into the stored
  * shelf YAML and read back: the same refusals as `config check`, `file:line:column` inside the
@@ -20,10 +25,12 @@
 import { ConfigError } from '../../board/common/errors.ts';
 import type { VirtualServiceConfig } from '../../board/processor/processor-config.ts';
 import { withServices } from '../config/services-yaml.ts';
+import { printable } from '../config/yaml-reader.ts';
 import { parseShelfConfig } from '../config/shelf-config.ts';
 import type { ShelfConfig } from '../config/types.ts';
 import type { DataPlane } from '../dataplane/data-plane.ts';
-import { applyServiceEdits, serverPort, type ServiceEdit } from '../model/service-table.ts';
+import { checkServiceEdits, ServiceEditShapeError } from '../model/service-edit-check.ts';
+import { applyServiceEdits, serverPort, ServiceEditError, type ServiceEdit } from '../model/service-table.ts';
 import type { Store } from '../persistence/store.ts';
 import type { ControlOps } from './control-ops.ts';
 
@@ -71,7 +78,21 @@ export interface LbHost {
 
 function edits(args: Readonly<Record<string, unknown>>): ServiceEdit[] {
   if (!Array.isArray(args.edits)) throw new TypeError('lb.apply: args.edits must be a list of edits');
-  return args.edits as ServiceEdit[];
+  try {
+    return checkServiceEdits(args.edits);
+  } catch (e) {
+    if (e instanceof ServiceEditShapeError) throw new TypeError(`lb.apply: ${e.message}`);
+    throw e;
+  }
+}
+
+function applied(services: readonly VirtualServiceConfig[], list: readonly ServiceEdit[]): VirtualServiceConfig[] {
+  try {
+    return applyServiceEdits(services, list);
+  } catch (e) {
+    if (e instanceof ServiceEditError && list.length > 1) throw new ServiceEditError(`edit ${e.index + 1}: ${e.message}`, e.index);
+    throw e;
+  }
 }
 
 /**
@@ -81,7 +102,7 @@ function edits(args: Readonly<Record<string, unknown>>): ServiceEdit[] {
 export function registerLbOps(ops: ControlOps, host: LbHost): void {
   const services = host.config.dataplane.processor.services;
   ops.register('lb.apply', (args) => {
-    const next = applyServiceEdits(services, edits(args));
+    const next = applied(services, edits(args));
     const stored = host.store.getConfig();
     if (stored === undefined) throw new Error('lb.apply: the database holds no shelf');
     const yaml = withServices(stored.yaml, next);
@@ -104,7 +125,9 @@ export function registerLbOps(ops: ControlOps, host: LbHost): void {
     return slots.flatMap((s) => host.dataPlane.sessions(s, max).map((c) => ({ slot: s, ...c })));
   });
   ops.register('lb.zero', (args) => {
-    const svc = typeof args.service === 'string' ? args.service : undefined;
+    if (args.service !== undefined && typeof args.service !== 'string') throw new TypeError('lb.zero: args.service must be a service name (a string)');
+    const svc = args.service as string | undefined;
+    if (svc !== undefined && !services.some((s) => s.name === svc || s.vip === svc)) throw new TypeError(`lb.zero: No such service "${printable(svc)}"`);
     for (const s of host.dataPlane.boardSlots) host.dataPlane.board(s).zeroStats(svc);
     return null;
   });

@@ -4,7 +4,7 @@
  * words, the input never changed.
  */
 import { describe, expect, it } from 'vitest';
-import { applyServiceEdits, type ServiceRef } from '../../../../chassis/model/service-table.ts';
+import { applyServiceEdits, ServiceEditError, type ServiceRef } from '../../../../chassis/model/service-table.ts';
 import { service } from '../../../support/processor-config.ts';
 
 const WEB: ServiceRef = { protocol: 'tcp', vip: '198.51.100.1', port: 80 };
@@ -44,5 +44,24 @@ describe('service table edits', () => {
     expect(() => applyServiceEdits(one, [{ op: 'edit-server', service: WEB, server: { address: '10.2.0.9' } }])).toThrow('No such destination');
     expect(() => applyServiceEdits(one, [{ op: 'delete-server', service: WEB, server: { address: '10.2.0.1', port: 81 } }])).toThrow('No such destination');
     expect(applyServiceEdits(one, [{ op: 'clear' }])).toEqual([]);
+  });
+});
+
+describe('service table edits: port 0 and the refused edit', () => {
+  it('a port-0 service must be persistent (-A and -E); the refusal carries the edit index', () => {
+    const ANY: ServiceRef = { protocol: 'tcp', vip: '198.51.100.3', port: 0 };
+    expect(() => applyServiceEdits([], [{ op: 'add-service', service: ANY }])).toThrow('Zero port specified for non-persistent service');
+    const s = applyServiceEdits([], [{ op: 'add-service', service: ANY, settings: { persistenceMs: 60_000 } }]);
+    expect(s[0]!.port).toBe(0);
+    expect(() => applyServiceEdits(s, [{ op: 'edit-service', service: ANY, settings: { persistenceMs: 0 } }])).toThrow('Zero port specified for non-persistent service');
+    expect(applyServiceEdits(s, [{ op: 'edit-service', service: ANY, settings: { scheduler: 'rr' } }])[0]!.persistenceMs).toBe(60_000);
+    try {
+      applyServiceEdits([], [{ op: 'add-service', service: WEB }, { op: 'clear' }, { op: 'add-service', service: WEB }, { op: 'add-service', service: WEB }]);
+      throw new Error('accepted');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ServiceEditError);
+      expect((e as ServiceEditError).message).toBe('Service already exists');
+      expect((e as ServiceEditError).index).toBe(3);
+    }
   });
 });
