@@ -24,6 +24,8 @@ import type { FeedEntry } from '../chassis/runtime/event-feed.ts';
 import type { EmulatorView } from '../chassis/runtime/view.ts';
 import { HOT_SWAP_CAUSE_TEXT, M_STATE_NAME, type MState } from '../chassis/model/hot-swap.ts';
 import { plannedOutWord } from '../chassis/model/out-of-service.ts';
+import { lostSplitForms, shmcName } from './lost-text.ts';
+import { cell, compact, fit, grouped, sparkline, clockText, textLength } from './text.ts';
 
 /** Colours the panels understand (blessed colour names). */
 export type Color =
@@ -168,84 +170,7 @@ export const HELP_LINES: readonly string[] = [
 ];
 
 // ------------------------------------------------------------------ text helpers
-
-/** Compact number: 0, 950, 1.2k, 12k, 123k, 1.2M, 12M (≤ 4 characters below 1e9). */
-export function compact(n: number): string {
-  if (!Number.isFinite(n) || n <= 0) return '0';
-  if (n < 1000) return String(Math.round(n));
-  if (n < 9950) return `${(n / 1000).toFixed(1)}k`;
-  if (n < 999_500) return `${Math.round(n / 1000)}k`;
-  if (n < 9_950_000) return `${(n / 1e6).toFixed(1)}M`;
-  if (n < 999_500_000) return `${Math.round(n / 1e6)}M`;
-  return `${(n / 1e9).toFixed(1)}G`;
-}
-
-/** Number with thousands separators (1,234,567). */
-export function grouped(n: number): string {
-  return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
-
-const SPARK = ' ▁▂▃▄▅▆▇█';
-
-/**
- * Sparkline of the last `width` samples, scaled to `max` (0 → blank, max → full block).
- * Shorter histories are right-aligned (newest sample at the right).
- */
-export function sparkline(samples: readonly number[], width: number, max: number): string {
-  if (width <= 0) return '';
-  const tail = samples.slice(-width);
-  let out = ' '.repeat(width - tail.length);
-  for (const v of tail) {
-    const level = max > 0 && v > 0 ? Math.max(1, Math.min(8, Math.round((v / max) * 8))) : 0;
-    out += SPARK[level];
-  }
-  return out;
-}
-
-/** Clock text HH:MM:SS of a Unix time (seconds), in UTC (the SEL clock). */
-export function clockText(unixSeconds: number): string {
-  const d = new Date(unixSeconds * 1000);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
-}
-
-function textLength(l: Line): number {
-  let n = 0;
-  for (const s of l) n += [...s.text].length;
-  return n;
-}
-
-/** Clips a line to `width` characters (an ellipsis marks a cut) and optionally pads it. */
-export function fit(l: Line, width: number, pad = false): Line {
-  const out: Seg[] = [];
-  let left = width;
-  const total = textLength(l);
-  for (const s of l) {
-    if (left <= 0) break;
-    const chars = [...s.text];
-    if (chars.length <= left) {
-      out.push(s);
-      left -= chars.length;
-    } else {
-      const cut = total > width && left >= 1 ? chars.slice(0, left - 1).join('') + '…' : chars.slice(0, left).join('');
-      out.push({ ...s, text: cut });
-      left = 0;
-    }
-  }
-  if (pad && left > 0) out.push({ text: ' '.repeat(left) });
-  return out;
-}
-
-/** Plain text of a line (tests, logs). */
-export function lineText(l: Line): string {
-  return l.map((s) => s.text).join('');
-}
-
-function cell(text: string, width: number, style: Omit<Seg, 'text'> = {}): Seg {
-  const chars = [...text];
-  const t = chars.length >= width ? chars.slice(0, Math.max(0, width - 1)) : chars;
-  return { ...style, text: t.join('') + ' '.repeat(width - t.length) };
-}
+export { compact, grouped, sparkline, clockText, fit, lineText } from './text.ts';
 
 // ------------------------------------------------------------------ layout
 
@@ -485,6 +410,16 @@ function haLines(f: FruSnapshot, v: EmulatorView): Line[] {
   return out;
 }
 
+/** The detail pane's lost lines: the shelf's split by age (LostByAge) and the board's data-plane total, labelled as such. */
+function lostLines(v: EmulatorView, b: BoardStats, width: number): Line[] {
+  const dp = `data plane lost ${grouped(b.sessions.lost)}`;
+  const forms = lostSplitForms(v.lostByAge).map((f) => `shelf ${f}`);
+  const red = v.lostByAge && v.lostByAge.established > 0 ? ('red' as const) : undefined;
+  const one = forms.map((f) => `${f}  ${dp}`).find((x) => x.length <= width);
+  if (one !== undefined) return [[{ text: one.slice(0, one.length - dp.length - 2), fg: red }, { text: `  ${dp}`, fg: 'gray' }]];
+  return [[{ text: forms.find((f) => f.length <= width) ?? forms[forms.length - 1]!, fg: red }], [{ text: dp, fg: 'gray' }]];
+}
+
 function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] } {
   const { view: v, ui } = input;
   const s = v.snapshot;
@@ -532,8 +467,9 @@ function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] 
       const cap = b.sessions.capacity;
       lines.push([
         { text: 'sessions ', bold: true },
-        { text: `${grouped(b.sessions.active)}/${grouped(cap)} (${(b.sessions.fill * 100).toFixed(1)}%)  hot hit ${(b.hot.ratio * 100).toFixed(1)}%  lost ${grouped(b.sessions.lost)}` },
+        { text: `${grouped(b.sessions.active)}/${grouped(cap)} (${(b.sessions.fill * 100).toFixed(1)}%)  hot hit ${(b.hot.ratio * 100).toFixed(1)}%` },
       ]);
+      lines.push(...lostLines(v, b, l.detailWidth - 1));
       if (b.alarms.length) lines.push([{ text: `pool alarm: ${b.alarms.join(', ')}`, fg: 'red', bold: true }]);
     } else {
       lines.push([{ text: 'traffic: no data plane', fg: 'gray' }]);
@@ -645,16 +581,27 @@ function buildStatus(v: EmulatorView, l: Layout): Line {
   const segs: Seg[] = [];
   if (t) {
     segs.push({ text: 'total ', bold: true }, { text: `${compact(t.totals.pps)} pkt/s`, fg: t.totals.pps > 0 ? 'green' : 'gray' });
-    segs.push({ text: `  ${compact(t.totals.sessions.active)} sess  lost ${compact(t.totals.sessions.lost)}` });
+    segs.push({ text: `  ${compact(t.totals.sessions.active)} sess` });
   } else {
     segs.push({ text: 'no data plane', fg: 'gray' });
   }
   if (s.sel.overflow) segs.push({ text: '  SEL FULL', fg: 'red' });
-  segs.push({ text: `  ShMC ${s.shelf.activeShmc ?? 'none'}` });
-  if (v.endpoints.ipmi) segs.push({ text: `  IPMI ${v.endpoints.ipmi}` });
   const hint = '  ? help';
-  const body = fit(segs, Math.max(0, l.width - hint.length), true);
-  return [...body, { text: hint, fg: 'gray' }];
+  const room = Math.max(0, l.width - hint.length);
+  const shmc = s.shelf.activeShmc ? shmcName(s.shelf.activeShmc) : 'none';
+  const ipmi = v.endpoints.ipmi ? [{ text: `  IPMI ${v.endpoints.ipmi}` }] : [];
+  // the longest lost split and ShMC label that fit; the IPMI address goes first when nothing else does
+  const forms = lostSplitForms(v.lostByAge);
+  const tries: Seg[][] = [];
+  for (const withIpmi of [true, false]) {
+    for (const f of forms) {
+      const lost: Seg = { text: `  ${f}`, fg: v.lostByAge && v.lostByAge.established > 0 ? 'red' : undefined };
+      tries.push([...segs, ...(t ? [lost] : []), { text: `  active ${shmc}` }, ...(withIpmi ? ipmi : [])]);
+      tries.push([...segs, ...(t ? [lost] : []), { text: `  ${shmc}` }, ...(withIpmi ? ipmi : [])]);
+    }
+  }
+  const pick = tries.find((x) => textLength(x) <= room) ?? tries[tries.length - 1]!;
+  return [...fit(pick, room, true), { text: hint, fg: 'gray' }];
 }
 
 function buildMessage(ui: UiState, l: Layout): Line {
