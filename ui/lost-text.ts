@@ -35,3 +35,11 @@ export function shmcName(name: string): string {
   const m = /^shmc-?(\w+)$/i.exec(name);
   return m ? `ShMC-${m[1]!.toUpperCase()}` : name;
 }
+
+/**
+ * `text` with every shelf-manager FRU name (`shmc-a`) written as on screen (`ShMC-A`); same
+ * length, so columns stay aligned (the `a` overlay's copy of `atcasim status`).
+ */
+export function shmcNamesIn(text: string): string {
+  return text.replace(/\bshmc-(\w)\b/g, (_m, x: string) => `ShMC-${x.toUpperCase()}`);
+}

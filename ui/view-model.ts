@@ -24,7 +24,7 @@ import type { FeedEntry } from '../chassis/runtime/event-feed.ts';
 import type { EmulatorView } from '../chassis/runtime/view.ts';
 import { HOT_SWAP_CAUSE_TEXT, M_STATE_NAME, type MState } from '../chassis/model/hot-swap.ts';
 import { plannedOutWord } from '../chassis/model/out-of-service.ts';
-import { lostSplitForms, shmcName } from './lost-text.ts';
+import { lostSplitForms, shmcName, shmcNamesIn } from './lost-text.ts';
 import { cell, compact, fit, grouped, sparkline, clockText, textLength } from './text.ts';
 
 /** Colours the panels understand (blessed colour names). */
@@ -337,7 +337,7 @@ function buildMgmt(v: EmulatorView, ui: UiState, l: Layout): Line {
     const segs: Seg[] = [{ text: 'mgmt'.padEnd(l.labelWidth), bold: true }];
     frus.forEach((f, i) => {
       if (i > 0) segs.push({ text: '  ' });
-      segs.push({ text: f.name, inverse: ui.selected === f.name, bold: f.name === v.snapshot.shelf.activeShmc });
+      segs.push({ text: f.kind === 'shmc' ? shmcName(f.name) : f.name, inverse: ui.selected === f.name, bold: f.name === v.snapshot.shelf.activeShmc });
       segs.push({ text: ' ' });
       segs.push({ text: f.stateLabel, fg: M_STATE_COLOR[f.state], bold: true });
       const r = primaryRole(f);
@@ -505,7 +505,7 @@ function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] 
   }
   if (f.kind === 'processor' && input.rsTable) lines.push([{ text: 'RS table (ipvsadm -Ln)', bold: true }], ...rsLines(input.rsTable));
   return {
-    title: [{ text: ` ${f.name} `, bold: true, inverse: true }, { text: ` ${f.label}` }],
+    title: f.kind === 'shmc' ? [{ text: ` ${shmcName(f.name)} `, bold: true, inverse: true }, { text: ' shelf manager' }] : [{ text: ` ${f.name} `, bold: true, inverse: true }, { text: ` ${f.label}` }],
     lines: lines.map((x) => fit(x, l.detailWidth - 1)),
   };
 }
@@ -533,7 +533,7 @@ export function eventText(e: FeedEntry): string {
   for (const p of TYPE_PREFIXES) {
     if (head.startsWith(p)) {
       const name = head.slice(p.length);
-      head = name.startsWith('#0x') ? `${e.source} ${p.trim()}` : name;
+      head = name.startsWith('#0x') ? `${shmcName(e.source)} ${p.trim()}` : name;
       break;
     }
   }
@@ -541,7 +541,8 @@ export function eventText(e: FeedEntry): string {
 }
 
 function withoutSource(text: string, source: string): string {
-  return text.startsWith(`${source} `) ? text.slice(source.length + 1) : text;
+  const name = shmcName(source);
+  return text.startsWith(`${name} `) ? text.slice(name.length + 1) : text;
 }
 
 function eventColor(e: FeedEntry): Color | undefined {
@@ -566,7 +567,7 @@ function buildEvents(v: EmulatorView, l: Layout): { title: Line; lines: Line[] }
       fit(
         [
           { text: `${showId ? `${e.recordId.toString(16).padStart(4, '0')} ` : ''}${clockText(e.selTime)} `, fg: 'gray' },
-          ...(showSource ? [{ text: `${e.source.padEnd(6)} ` }] : []),
+          ...(showSource ? [{ text: `${shmcName(e.source).padEnd(6)} ` }] : []),
           { text: showSource ? withoutSource(eventText(e), e.source) : eventText(e), fg: eventColor(e) },
         ],
         w,
@@ -606,7 +607,7 @@ function buildStatus(v: EmulatorView, l: Layout): Line {
 
 function buildMessage(ui: UiState, l: Layout): Line {
   if (!ui.message) return fit([{ text: '' }], l.width, true);
-  return fit([{ text: `» ${ui.message.text}`, fg: ui.message.level === 'error' ? 'red' : 'yellow' }], l.width, true);
+  return fit([{ text: `» ${shmcNamesIn(ui.message.text)}`, fg: ui.message.level === 'error' ? 'red' : 'yellow' }], l.width, true);
 }
 
 /**

@@ -1,6 +1,6 @@
 /** The lost split's forms and the one on-screen name of a shelf manager (ui/lost-text.ts). */
 import { describe, expect, it } from 'vitest';
-import { lostSplitForms, shmcName } from '../../../ui/lost-text.ts';
+import { lostSplitForms, shmcName, shmcNamesIn } from '../../../ui/lost-text.ts';
 
 describe('lostSplitForms', () => {
   it('gives the long then the short form, exact below 10,000', () => {
@@ -18,5 +18,14 @@ describe('shmcName', () => {
     expect(shmcName('shmc-a')).toBe('ShMC-A');
     expect(shmcName('shmc-b')).toBe('ShMC-B');
     expect(shmcName('slot3')).toBe('slot3');
+  });
+});
+
+describe('shmcNamesIn', () => {
+  it('renames shelf managers inside a text without moving its columns', () => {
+    const row = 'shmc       shmc-a shmc-a active            3';
+    expect(shmcNamesIn(row)).toBe('shmc       ShMC-A ShMC-A active            3');
+    expect(shmcNamesIn(row).length).toBe(row.length);
+    expect(shmcNamesIn('lb1/slot3  slot3  shmcx')).toBe('lb1/slot3  slot3  shmcx');
   });
 });

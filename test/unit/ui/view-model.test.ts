@@ -175,7 +175,10 @@ describe('buildViewModel', () => {
     expect(lineText(empty.detailTitle)).toContain('empty slot');
     expect(empty.detail.map(lineText)).toEqual(['slot7: empty node slot at physical position 4', 'hardware address 0x47, IPMB-0 0x8e']);
     const shmc = vmOf(em.view(), { selected: 'shmc-b' });
-    expect(shmc.mgmt.find((s) => s.inverse)?.text).toBe('shmc-b');
+    expect(shmc.mgmt.find((s) => s.inverse)?.text).toBe('ShMC-B');
+    expect(lineText(shmc.detailTitle)).toBe(' ShMC-B  shelf manager');
+    const msg = vmOf(em.view(), { selected: 'shmc-b', message: { text: 'shmc-b: hung (stops feeding its watchdog)', level: 'info' } });
+    expect(lineText(msg.message)).toMatch(/^» ShMC-B: hung/);
     expect(shmc.detail.map(lineText)[0]).toBe('ShMC-B shelf manager, site 2, IPMB 0x12');
   });
 
@@ -188,7 +191,7 @@ describe('buildViewModel', () => {
     expect(narrow.front[FRONT_ROWS.indexOf('HA')]!.find((s) => s.text.trim() === 'act')?.fg).toBe('green');
     const vm = vmOf(em.view(), { selected: 'slot5', width: 160 });
     expect(vm.detail.map(lineText).join('\n')).toMatch(/^HA lb2\/slot5 active epoch 2, lb2\/slot6 standby\.hot epoch 2$/m);
-    expect(lineText(vm.mgmt)).toMatch(/shmc-a M4 act/);
+    expect(lineText(vm.mgmt)).toMatch(/ShMC-A M4 act/);
     const wide = vmOf(em.view(), { width: 160, height: 40 });
     expect(frontCells(wide).get('HA')![4]).toBe('act/hot');
   });
@@ -208,7 +211,7 @@ describe('buildViewModel', () => {
     let vm = vmOf(em.view(), { width: 160, height: 80 });
     const ev = vm.events.map(lineText);
     expect(ev.some((t) => /^[0-9a-f]{4} \d\d:\d\d:\d\d slot6 {2}Node6 Health → Critical from less severe$/.test(t))).toBe(true);
-    expect(ev.some((t) => /^[0-9a-f]{4} \d\d:\d\d:\d\d shmc-b ShMC HotSwap → M4$/.test(t))).toBe(true);
+    expect(ev.some((t) => /^[0-9a-f]{4} \d\d:\d\d:\d\d ShMC-B ShMC HotSwap → M4$/.test(t))).toBe(true);
     expect(ev.some((t) => t.endsWith('Node6 HotSwap → M1'))).toBe(true);
     expect(vm.detail).toBeDefined();
     vm = vmOf(em.view(), { selected: 'slot6', width: 160 });
