@@ -43,3 +43,20 @@ export function shmcName(name: string): string {
 export function shmcNamesIn(text: string): string {
   return text.replace(/\bshmc-(\w)\b/g, (_m, x: string) => `ShMC-${x.toUpperCase()}`);
 }
+
+const NARROW_EVENT_WORDS: readonly [RegExp, string][] = [
+  [/ Module\/Board /, ' Board '],
+  [/ Management Subsystem Health /, ' Mgmt '],
+  [/ Watchdog 2 /, ' WD '],
+  [/ \(deasserted\)$/, ' (deass.)'],
+];
+
+/**
+ * An event pane text shortened for a narrow pane (80 columns): `slot3 Module/Board → Off Duty`
+ * → `slot3 Board → Off Duty`, so the new state is not cut.
+ */
+export function narrowEventText(text: string): string {
+  let t = text;
+  for (const [re, w] of NARROW_EVENT_WORDS) t = t.replace(re, w);
+  return t;
+}

@@ -24,7 +24,8 @@ import type { FeedEntry } from '../chassis/runtime/event-feed.ts';
 import type { EmulatorView } from '../chassis/runtime/view.ts';
 import { HOT_SWAP_CAUSE_TEXT, M_STATE_NAME, type MState } from '../chassis/model/hot-swap.ts';
 import { plannedOutWord } from '../chassis/model/out-of-service.ts';
-import { lostSplitForms, shmcName, shmcNamesIn } from './lost-text.ts';
+import { lostSplitForms, narrowEventText, shmcName, shmcNamesIn } from './lost-text.ts';
+import { wrapGroups } from './wrap.ts';
 import { cell, compact, fit, grouped, sparkline, clockText, textLength } from './text.ts';
 
 /** Colours the panels understand (blessed colour names). */
@@ -388,24 +389,25 @@ function rsLines(t: RsTable): Line[] {
   return out;
 }
 
-function haLines(f: FruSnapshot, v: EmulatorView): Line[] {
+function haLines(f: FruSnapshot, v: EmulatorView, width: number): Line[] {
   const out: Line[] = [];
   if (f.roles.length > 0) {
-    const segs: Seg[] = [{ text: 'HA ', bold: true }];
+    const groups: Seg[][] = [[{ text: 'HA', bold: true }]];
     f.roles.forEach((r, i) => {
-      if (i > 0) segs.push({ text: ', ' });
       const word = r.role === 'failed' ? plannedOutWord(f.state, f.lastCause) : undefined;
-      segs.push({ text: `${r.key} ` }, { text: word ? `${word} (planned)` : r.role, fg: roleColor(r.role, f) }, { text: ` epoch ${r.epoch}` });
+      groups.push([{ text: `${i > 0 ? ',' : ''} ${r.key} ` }, { text: word ? `${word} (planned)` : r.role, fg: roleColor(r.role, f) }, { text: ` epoch ${r.epoch}` }]);
     });
-    out.push(segs);
+    out.push(...wrapGroups(groups, width));
   } else if (f.kind === 'shmc' || f.kind === 'processor') {
     out.push([{ text: 'HA ', bold: true }, { text: v.haAvailable ? 'no role reported yet' : 'off (started with --no-ha)', fg: 'gray' }]);
   }
   for (const m of v.ha.filter((x) => x.node === f.name)) {
     const hb = Number.isFinite(m.heartbeatAgeMs) ? `heartbeat ${Math.round(m.heartbeatAgeMs)} ms ago` : 'no heartbeat heard';
     const wd = m.watchdogMs === undefined ? 'stopped' : `${(m.watchdogMs / 1000).toFixed(1)} s`;
-    const lag = m.syncLagMs === undefined ? '' : `, sync lag ${Math.round(m.syncLagMs)} ms`;
-    out.push([{ text: `  ${m.share}: ${hb}, watchdog ${wd}${lag}` }, ...(m.alarms.length ? [{ text: ` ${m.alarms.join(',')}`, fg: 'red' as const }] : [])]);
+    const groups: Seg[][] = [[{ text: `  ${m.share}: ${hb}` }], [{ text: `, watchdog ${wd}` }]];
+    if (m.syncLagMs !== undefined) groups.push([{ text: `, sync lag ${Math.round(m.syncLagMs)} ms` }]);
+    for (const a of m.alarms) groups.push([{ text: ` ${a}`, fg: 'red' }]);
+    out.push(...wrapGroups(groups, width));
   }
   return out;
 }
@@ -442,11 +444,16 @@ function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] 
   const where = f.slot !== undefined ? `slot ${f.slot} pos ${f.physicalSlot}` : `site ${f.siteNumber}`;
   lines.push([{ text: `${f.label} ${KIND_LONG[f.kind]}, ${where}, IPMB ${hex2(f.ipmbAddress)}` }]);
   const cause = HOT_SWAP_CAUSE_TEXT[f.lastCause] ?? f.lastCause;
-  lines.push([
-    { text: `${f.stateLabel} ${M_STATE_NAME[f.state]}`, fg: M_STATE_COLOR[f.state], bold: true },
-    { text: f.transitioning ? ' (step under way)' : '' },
-    { text: ` (from M${f.previous}: ${cause})`, fg: 'gray' },
-  ]);
+  const dw = l.detailWidth - 1;
+  lines.push(
+    ...wrapGroups(
+      [
+        [{ text: `${f.stateLabel} ${M_STATE_NAME[f.state]}`, fg: M_STATE_COLOR[f.state], bold: true }, { text: f.transitioning ? ' (step under way)' : '' }],
+        [{ text: ` (from M${f.previous}: ${cause})`, fg: 'gray' }],
+      ],
+      dw,
+    ),
+  );
   const led = blueLed(f);
   const l3: Seg[] = [
     { text: `handle ${f.handleClosed ? 'closed' : 'open'}  blue LED ` },
@@ -456,8 +463,8 @@ function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] 
   if (f.kind === 'hub' || f.kind === 'processor') l3.push({ text: f.inService ? '  in service' : '  out of service', fg: f.inService ? 'green' : 'yellow' });
   if (f.activationLocked || f.deactivationLocked) l3.push({ text: `  locked:${f.activationLocked ? ' activation' : ''}${f.deactivationLocked ? ' deactivation' : ''}` });
   for (const x of f.faults) l3.push({ text: `  FAULT ${x}`, fg: 'red', bold: true });
-  lines.push(l3);
-  lines.push(...haLines(f, v));
+  lines.push(...wrapGroups(l3.map((x) => [x]), dw));
+  lines.push(...haLines(f, v, l.detailWidth - 1));
 
   const t = v.traffic;
   if (f.kind === 'processor') {
@@ -568,7 +575,7 @@ function buildEvents(v: EmulatorView, l: Layout): { title: Line; lines: Line[] }
         [
           { text: `${showId ? `${e.recordId.toString(16).padStart(4, '0')} ` : ''}${clockText(e.selTime)} `, fg: 'gray' },
           ...(showSource ? [{ text: `${shmcName(e.source).padEnd(6)} ` }] : []),
-          { text: showSource ? withoutSource(eventText(e), e.source) : eventText(e), fg: eventColor(e) },
+          { text: showSource ? withoutSource(eventText(e), e.source) : narrowEventText(eventText(e)), fg: eventColor(e) },
         ],
         w,
       ),

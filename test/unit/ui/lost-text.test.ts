@@ -1,6 +1,6 @@
 /** The lost split's forms and the one on-screen name of a shelf manager (ui/lost-text.ts). */
 import { describe, expect, it } from 'vitest';
-import { lostSplitForms, shmcName, shmcNamesIn } from '../../../ui/lost-text.ts';
+import { lostSplitForms, narrowEventText, shmcName, shmcNamesIn } from '../../../ui/lost-text.ts';
 
 describe('lostSplitForms', () => {
   it('gives the long then the short form, exact below 10,000', () => {
@@ -27,5 +27,12 @@ describe('shmcNamesIn', () => {
     expect(shmcNamesIn(row)).toBe('shmc       ShMC-A ShMC-A active            3');
     expect(shmcNamesIn(row).length).toBe(row.length);
     expect(shmcNamesIn('lb1/slot3  slot3  shmcx')).toBe('lb1/slot3  slot3  shmcx');
+  });
+});
+
+describe('narrowEventText', () => {
+  it('shortens sensor-type words so the new state fits a narrow event pane', () => {
+    expect(narrowEventText('slot3 Module/Board → Off Duty')).toBe('slot3 Board → Off Duty');
+    expect(narrowEventText('Node3 HotSwap → M5 (deasserted)')).toBe('Node3 HotSwap → M5 (deass.)');
   });
 });

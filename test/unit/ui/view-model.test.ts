@@ -287,5 +287,23 @@ describe('buildViewModel', () => {
       expect(narrow.join('\n')).not.toMatch(/lost[^\n]*…/);
     });
   });
+
+  it('80×24: HA roles, watchdog, sync lag and alarms wrap whole instead of being cut', () => {
+    em.shelf.roles.set('slot3', 'active', 4, { share: 'lb1/slot3' });
+    em.shelf.roles.set('slot3', 'standby.hot', 4, { share: 'lb1/slot4' });
+    const view: EmulatorView = {
+      ...em.view(),
+      ha: [{ share: 'lb1/slot3', node: 'slot3', role: 'active', epoch: 4, heartbeatAgeMs: 123, watchdogMs: 800, syncLagMs: 12, alarms: ['REDUNDANCY_LOST'] }],
+    };
+    for (const [w, h] of [[80, 24], [200, 50]] as const) {
+      const vm = vmOf(view, { width: w, height: h, selected: 'slot3' });
+      const d = vm.detail.map(lineText).join('\n');
+      for (const want of ['lb1/slot3 active epoch 4', 'lb1/slot4 standby.hot epoch 4', 'heartbeat 123 ms ago', 'watchdog 0.8 s', 'sync lag 12 ms', 'REDUNDANCY_LOST', 'hot hit ']) {
+        expect(d, `${w}×${h}: ${want}`).toContain(want);
+      }
+      expect(d).not.toMatch(/(epoch|watchdog|lag|hit)[^\n]*…/);
+      for (const line of vm.detail) expect(lineText(line).length).toBeLessThanOrEqual(vm.layout.detailWidth - 1);
+    }
+  });
 });
 
