@@ -404,8 +404,11 @@ function haLines(f: FruSnapshot, v: EmulatorView, width: number): Line[] {
   for (const m of v.ha.filter((x) => x.node === f.name)) {
     const hb = Number.isFinite(m.heartbeatAgeMs) ? `heartbeat ${Math.round(m.heartbeatAgeMs)} ms ago` : 'no heartbeat heard';
     const wd = m.watchdogMs === undefined ? 'stopped' : `${(m.watchdogMs / 1000).toFixed(1)} s`;
-    const groups: Seg[][] = [[{ text: `  ${m.share}: ${hb}` }], [{ text: `, watchdog ${wd}` }]];
-    if (m.syncLagMs !== undefined) groups.push([{ text: `, sync lag ${Math.round(m.syncLagMs)} ms` }]);
+    // narrow panes (80 columns): hb / wd / lag, so each share keeps one line and the traffic lines stay in view
+    const n = width < 60;
+    const hbN = Number.isFinite(m.heartbeatAgeMs) ? `hb ${Math.round(m.heartbeatAgeMs)} ms` : 'no hb';
+    const groups: Seg[][] = [[{ text: `  ${m.share}: ${n ? hbN : hb}` }], [{ text: `, ${n ? 'wd' : 'watchdog'} ${wd}` }]];
+    if (m.syncLagMs !== undefined) groups.push([{ text: `, ${n ? 'lag' : 'sync lag'} ${Math.round(m.syncLagMs)} ms` }]);
     for (const a of m.alarms) groups.push([{ text: ` ${a}`, fg: 'red' }]);
     out.push(...wrapGroups(groups, width));
   }
@@ -456,7 +459,7 @@ function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] 
   );
   const led = blueLed(f);
   const l3: Seg[] = [
-    { text: `handle ${f.handleClosed ? 'closed' : 'open'}  blue LED ` },
+    { text: `handle ${f.handleClosed ? 'closed' : 'open'}  ${l.detailWidth < 60 ? '' : 'blue '}LED ` },
     { text: led.text, fg: 'light-blue' },
     { text: `  L${f.powerLevel} ${f.powerW} W` },
   ];

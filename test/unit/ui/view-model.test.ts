@@ -298,10 +298,16 @@ describe('buildViewModel', () => {
     for (const [w, h] of [[80, 24], [200, 50]] as const) {
       const vm = vmOf(view, { width: w, height: h, selected: 'slot3' });
       const d = vm.detail.map(lineText).join('\n');
-      for (const want of ['lb1/slot3 active epoch 4', 'lb1/slot4 standby.hot epoch 4', 'heartbeat 123 ms ago', 'watchdog 0.8 s', 'sync lag 12 ms', 'REDUNDANCY_LOST', 'hot hit ']) {
+      const narrow = w < 100;
+      const wants = ['lb1/slot3 active epoch 4', 'lb1/slot4 standby.hot epoch 4', narrow ? 'hb 123 ms' : 'heartbeat 123 ms ago', narrow ? 'wd 0.8 s' : 'watchdog 0.8 s', narrow ? 'lag 12 ms' : 'sync lag 12 ms', 'REDUNDANCY_LOST', 'hot hit '];
+      for (const want of wants) {
         expect(d, `${w}×${h}: ${want}`).toContain(want);
       }
-      expect(d).not.toMatch(/(epoch|watchdog|lag|hit)[^\n]*…/);
+      expect(d).not.toMatch(/(epoch|wd|watchdog|lag|hit)[^\n]*…/);
+      // the sessions and lost lines stay within the pane's first rows (no scrolling needed)
+      const shown = vm.detail.slice(0, vm.layout.paneHeight - 1).map(lineText).join('\n');
+      expect(shown).toMatch(/hot hit \d+\.\d%/);
+      expect(shown).toContain('data plane lost');
       for (const line of vm.detail) expect(lineText(line).length).toBeLessThanOrEqual(vm.layout.detailWidth - 1);
     }
   });
