@@ -24,6 +24,7 @@ import { HaStatusPanel } from './panels/ha-status.ts';
 import { formatStatus, type ShelfStatus } from '../chassis/runtime/status-snapshot.ts';
 import { ShelfPanel } from './panels/shelf.ts';
 import { StatusPanel } from './panels/status.ts';
+import { shmcNamesIn } from './lost-text.ts';
 import { setColorCount } from './panels/tags.ts';
 import { buildViewModel, selectedFru, selectionOrder, type UiState } from './view-model.ts';
 
@@ -214,7 +215,7 @@ export class TuiApp {
     this.eventsPanel.update(vm);
     this.statusPanel.update(vm);
     this.helpPanel.update(vm);
-    this.haStatusPanel.update(this.haStatus && this.opts.source.status ? formatStatus(this.opts.source.status()) : undefined, this.ui.width, this.ui.height);
+    this.haStatusPanel.update(this.haStatus && this.opts.source.status ? shmcNamesIn(formatStatus(this.opts.source.status())) : undefined, this.ui.width, this.ui.height);
     this.screen.render();
   }
 

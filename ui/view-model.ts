@@ -24,6 +24,9 @@ import type { FeedEntry } from '../chassis/runtime/event-feed.ts';
 import type { EmulatorView } from '../chassis/runtime/view.ts';
 import { HOT_SWAP_CAUSE_TEXT, M_STATE_NAME, type MState } from '../chassis/model/hot-swap.ts';
 import { plannedOutWord } from '../chassis/model/out-of-service.ts';
+import { lostSplitForms, narrowEventText, shmcName, shmcNamesIn } from './lost-text.ts';
+import { wrapGroups } from './wrap.ts';
+import { cell, compact, fit, grouped, sparkline, clockText, textLength } from './text.ts';
 
 /** Colours the panels understand (blessed colour names). */
 export type Color =
@@ -168,84 +171,7 @@ export const HELP_LINES: readonly string[] = [
 ];
 
 // ------------------------------------------------------------------ text helpers
-
-/** Compact number: 0, 950, 1.2k, 12k, 123k, 1.2M, 12M (≤ 4 characters below 1e9). */
-export function compact(n: number): string {
-  if (!Number.isFinite(n) || n <= 0) return '0';
-  if (n < 1000) return String(Math.round(n));
-  if (n < 9950) return `${(n / 1000).toFixed(1)}k`;
-  if (n < 999_500) return `${Math.round(n / 1000)}k`;
-  if (n < 9_950_000) return `${(n / 1e6).toFixed(1)}M`;
-  if (n < 999_500_000) return `${Math.round(n / 1e6)}M`;
-  return `${(n / 1e9).toFixed(1)}G`;
-}
-
-/** Number with thousands separators (1,234,567). */
-export function grouped(n: number): string {
-  return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
-
-const SPARK = ' ▁▂▃▄▅▆▇█';
-
-/**
- * Sparkline of the last `width` samples, scaled to `max` (0 → blank, max → full block).
- * Shorter histories are right-aligned (newest sample at the right).
- */
-export function sparkline(samples: readonly number[], width: number, max: number): string {
-  if (width <= 0) return '';
-  const tail = samples.slice(-width);
-  let out = ' '.repeat(width - tail.length);
-  for (const v of tail) {
-    const level = max > 0 && v > 0 ? Math.max(1, Math.min(8, Math.round((v / max) * 8))) : 0;
-    out += SPARK[level];
-  }
-  return out;
-}
-
-/** Clock text HH:MM:SS of a Unix time (seconds), in UTC (the SEL clock). */
-export function clockText(unixSeconds: number): string {
-  const d = new Date(unixSeconds * 1000);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
-}
-
-function textLength(l: Line): number {
-  let n = 0;
-  for (const s of l) n += [...s.text].length;
-  return n;
-}
-
-/** Clips a line to `width` characters (an ellipsis marks a cut) and optionally pads it. */
-export function fit(l: Line, width: number, pad = false): Line {
-  const out: Seg[] = [];
-  let left = width;
-  const total = textLength(l);
-  for (const s of l) {
-    if (left <= 0) break;
-    const chars = [...s.text];
-    if (chars.length <= left) {
-      out.push(s);
-      left -= chars.length;
-    } else {
-      const cut = total > width && left >= 1 ? chars.slice(0, left - 1).join('') + '…' : chars.slice(0, left).join('');
-      out.push({ ...s, text: cut });
-      left = 0;
-    }
-  }
-  if (pad && left > 0) out.push({ text: ' '.repeat(left) });
-  return out;
-}
-
-/** Plain text of a line (tests, logs). */
-export function lineText(l: Line): string {
-  return l.map((s) => s.text).join('');
-}
-
-function cell(text: string, width: number, style: Omit<Seg, 'text'> = {}): Seg {
-  const chars = [...text];
-  const t = chars.length >= width ? chars.slice(0, Math.max(0, width - 1)) : chars;
-  return { ...style, text: t.join('') + ' '.repeat(width - t.length) };
-}
+export { compact, grouped, sparkline, clockText, fit, lineText } from './text.ts';
 
 // ------------------------------------------------------------------ layout
 
@@ -412,7 +338,7 @@ function buildMgmt(v: EmulatorView, ui: UiState, l: Layout): Line {
     const segs: Seg[] = [{ text: 'mgmt'.padEnd(l.labelWidth), bold: true }];
     frus.forEach((f, i) => {
       if (i > 0) segs.push({ text: '  ' });
-      segs.push({ text: f.name, inverse: ui.selected === f.name, bold: f.name === v.snapshot.shelf.activeShmc });
+      segs.push({ text: f.kind === 'shmc' ? shmcName(f.name) : f.name, inverse: ui.selected === f.name, bold: f.name === v.snapshot.shelf.activeShmc });
       segs.push({ text: ' ' });
       segs.push({ text: f.stateLabel, fg: M_STATE_COLOR[f.state], bold: true });
       const r = primaryRole(f);
@@ -463,26 +389,40 @@ function rsLines(t: RsTable): Line[] {
   return out;
 }
 
-function haLines(f: FruSnapshot, v: EmulatorView): Line[] {
+function haLines(f: FruSnapshot, v: EmulatorView, width: number): Line[] {
   const out: Line[] = [];
   if (f.roles.length > 0) {
-    const segs: Seg[] = [{ text: 'HA ', bold: true }];
+    const groups: Seg[][] = [[{ text: 'HA', bold: true }]];
     f.roles.forEach((r, i) => {
-      if (i > 0) segs.push({ text: ', ' });
       const word = r.role === 'failed' ? plannedOutWord(f.state, f.lastCause) : undefined;
-      segs.push({ text: `${r.key} ` }, { text: word ? `${word} (planned)` : r.role, fg: roleColor(r.role, f) }, { text: ` epoch ${r.epoch}` });
+      groups.push([{ text: `${i > 0 ? ',' : ''} ${r.key} ` }, { text: word ? `${word} (planned)` : r.role, fg: roleColor(r.role, f) }, { text: ` epoch ${r.epoch}` }]);
     });
-    out.push(segs);
+    out.push(...wrapGroups(groups, width));
   } else if (f.kind === 'shmc' || f.kind === 'processor') {
     out.push([{ text: 'HA ', bold: true }, { text: v.haAvailable ? 'no role reported yet' : 'off (started with --no-ha)', fg: 'gray' }]);
   }
   for (const m of v.ha.filter((x) => x.node === f.name)) {
     const hb = Number.isFinite(m.heartbeatAgeMs) ? `heartbeat ${Math.round(m.heartbeatAgeMs)} ms ago` : 'no heartbeat heard';
     const wd = m.watchdogMs === undefined ? 'stopped' : `${(m.watchdogMs / 1000).toFixed(1)} s`;
-    const lag = m.syncLagMs === undefined ? '' : `, sync lag ${Math.round(m.syncLagMs)} ms`;
-    out.push([{ text: `  ${m.share}: ${hb}, watchdog ${wd}${lag}` }, ...(m.alarms.length ? [{ text: ` ${m.alarms.join(',')}`, fg: 'red' as const }] : [])]);
+    // narrow panes (80 columns): hb / wd / lag, so each share keeps one line and the traffic lines stay in view
+    const n = width < 60;
+    const hbN = Number.isFinite(m.heartbeatAgeMs) ? `hb ${Math.round(m.heartbeatAgeMs)} ms` : 'no hb';
+    const groups: Seg[][] = [[{ text: `  ${m.share}: ${n ? hbN : hb}` }], [{ text: `, ${n ? 'wd' : 'watchdog'} ${wd}` }]];
+    if (m.syncLagMs !== undefined) groups.push([{ text: `, ${n ? 'lag' : 'sync lag'} ${Math.round(m.syncLagMs)} ms` }]);
+    for (const a of m.alarms) groups.push([{ text: ` ${a}`, fg: 'red' }]);
+    out.push(...wrapGroups(groups, width));
   }
   return out;
+}
+
+/** The detail pane's lost lines: the shelf's split by age (LostByAge) and the board's data-plane total, labelled as such. */
+function lostLines(v: EmulatorView, b: BoardStats, width: number): Line[] {
+  const dp = `data plane lost ${grouped(b.sessions.lost)}`;
+  const forms = lostSplitForms(v.lostByAge).map((f) => `shelf ${f}`);
+  const red = v.lostByAge && v.lostByAge.established > 0 ? ('red' as const) : undefined;
+  const one = forms.map((f) => `${f}  ${dp}`).find((x) => x.length <= width);
+  if (one !== undefined) return [[{ text: one.slice(0, one.length - dp.length - 2), fg: red }, { text: `  ${dp}`, fg: 'gray' }]];
+  return [[{ text: forms.find((f) => f.length <= width) ?? forms[forms.length - 1]!, fg: red }], [{ text: dp, fg: 'gray' }]];
 }
 
 function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] } {
@@ -507,22 +447,27 @@ function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] 
   const where = f.slot !== undefined ? `slot ${f.slot} pos ${f.physicalSlot}` : `site ${f.siteNumber}`;
   lines.push([{ text: `${f.label} ${KIND_LONG[f.kind]}, ${where}, IPMB ${hex2(f.ipmbAddress)}` }]);
   const cause = HOT_SWAP_CAUSE_TEXT[f.lastCause] ?? f.lastCause;
-  lines.push([
-    { text: `${f.stateLabel} ${M_STATE_NAME[f.state]}`, fg: M_STATE_COLOR[f.state], bold: true },
-    { text: f.transitioning ? ' (step under way)' : '' },
-    { text: ` (from M${f.previous}: ${cause})`, fg: 'gray' },
-  ]);
+  const dw = l.detailWidth - 1;
+  lines.push(
+    ...wrapGroups(
+      [
+        [{ text: `${f.stateLabel} ${M_STATE_NAME[f.state]}`, fg: M_STATE_COLOR[f.state], bold: true }, { text: f.transitioning ? ' (step under way)' : '' }],
+        [{ text: ` (from M${f.previous}: ${cause})`, fg: 'gray' }],
+      ],
+      dw,
+    ),
+  );
   const led = blueLed(f);
   const l3: Seg[] = [
-    { text: `handle ${f.handleClosed ? 'closed' : 'open'}  blue LED ` },
+    { text: `handle ${f.handleClosed ? 'closed' : 'open'}  ${l.detailWidth < 60 ? '' : 'blue '}LED ` },
     { text: led.text, fg: 'light-blue' },
     { text: `  L${f.powerLevel} ${f.powerW} W` },
   ];
   if (f.kind === 'hub' || f.kind === 'processor') l3.push({ text: f.inService ? '  in service' : '  out of service', fg: f.inService ? 'green' : 'yellow' });
   if (f.activationLocked || f.deactivationLocked) l3.push({ text: `  locked:${f.activationLocked ? ' activation' : ''}${f.deactivationLocked ? ' deactivation' : ''}` });
   for (const x of f.faults) l3.push({ text: `  FAULT ${x}`, fg: 'red', bold: true });
-  lines.push(l3);
-  lines.push(...haLines(f, v));
+  lines.push(...wrapGroups(l3.map((x) => [x]), dw));
+  lines.push(...haLines(f, v, l.detailWidth - 1));
 
   const t = v.traffic;
   if (f.kind === 'processor') {
@@ -532,8 +477,9 @@ function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] 
       const cap = b.sessions.capacity;
       lines.push([
         { text: 'sessions ', bold: true },
-        { text: `${grouped(b.sessions.active)}/${grouped(cap)} (${(b.sessions.fill * 100).toFixed(1)}%)  hot hit ${(b.hot.ratio * 100).toFixed(1)}%  lost ${grouped(b.sessions.lost)}` },
+        { text: `${grouped(b.sessions.active)}/${grouped(cap)} (${(b.sessions.fill * 100).toFixed(1)}%)  hot hit ${(b.hot.ratio * 100).toFixed(1)}%` },
       ]);
+      lines.push(...lostLines(v, b, l.detailWidth - 1));
       if (b.alarms.length) lines.push([{ text: `pool alarm: ${b.alarms.join(', ')}`, fg: 'red', bold: true }]);
     } else {
       lines.push([{ text: 'traffic: no data plane', fg: 'gray' }]);
@@ -569,7 +515,7 @@ function buildDetail(input: ViewInput, l: Layout): { title: Line; lines: Line[] 
   }
   if (f.kind === 'processor' && input.rsTable) lines.push([{ text: 'RS table (ipvsadm -Ln)', bold: true }], ...rsLines(input.rsTable));
   return {
-    title: [{ text: ` ${f.name} `, bold: true, inverse: true }, { text: ` ${f.label}` }],
+    title: f.kind === 'shmc' ? [{ text: ` ${shmcName(f.name)} `, bold: true, inverse: true }, { text: ' shelf manager' }] : [{ text: ` ${f.name} `, bold: true, inverse: true }, { text: ` ${f.label}` }],
     lines: lines.map((x) => fit(x, l.detailWidth - 1)),
   };
 }
@@ -597,7 +543,7 @@ export function eventText(e: FeedEntry): string {
   for (const p of TYPE_PREFIXES) {
     if (head.startsWith(p)) {
       const name = head.slice(p.length);
-      head = name.startsWith('#0x') ? `${e.source} ${p.trim()}` : name;
+      head = name.startsWith('#0x') ? `${shmcName(e.source)} ${p.trim()}` : name;
       break;
     }
   }
@@ -605,7 +551,8 @@ export function eventText(e: FeedEntry): string {
 }
 
 function withoutSource(text: string, source: string): string {
-  return text.startsWith(`${source} `) ? text.slice(source.length + 1) : text;
+  const name = shmcName(source);
+  return text.startsWith(`${name} `) ? text.slice(name.length + 1) : text;
 }
 
 function eventColor(e: FeedEntry): Color | undefined {
@@ -630,8 +577,8 @@ function buildEvents(v: EmulatorView, l: Layout): { title: Line; lines: Line[] }
       fit(
         [
           { text: `${showId ? `${e.recordId.toString(16).padStart(4, '0')} ` : ''}${clockText(e.selTime)} `, fg: 'gray' },
-          ...(showSource ? [{ text: `${e.source.padEnd(6)} ` }] : []),
-          { text: showSource ? withoutSource(eventText(e), e.source) : eventText(e), fg: eventColor(e) },
+          ...(showSource ? [{ text: `${shmcName(e.source).padEnd(6)} ` }] : []),
+          { text: showSource ? withoutSource(eventText(e), e.source) : narrowEventText(eventText(e)), fg: eventColor(e) },
         ],
         w,
       ),
@@ -645,21 +592,32 @@ function buildStatus(v: EmulatorView, l: Layout): Line {
   const segs: Seg[] = [];
   if (t) {
     segs.push({ text: 'total ', bold: true }, { text: `${compact(t.totals.pps)} pkt/s`, fg: t.totals.pps > 0 ? 'green' : 'gray' });
-    segs.push({ text: `  ${compact(t.totals.sessions.active)} sess  lost ${compact(t.totals.sessions.lost)}` });
+    segs.push({ text: `  ${compact(t.totals.sessions.active)} sess` });
   } else {
     segs.push({ text: 'no data plane', fg: 'gray' });
   }
   if (s.sel.overflow) segs.push({ text: '  SEL FULL', fg: 'red' });
-  segs.push({ text: `  ShMC ${s.shelf.activeShmc ?? 'none'}` });
-  if (v.endpoints.ipmi) segs.push({ text: `  IPMI ${v.endpoints.ipmi}` });
   const hint = '  ? help';
-  const body = fit(segs, Math.max(0, l.width - hint.length), true);
-  return [...body, { text: hint, fg: 'gray' }];
+  const room = Math.max(0, l.width - hint.length);
+  const shmc = s.shelf.activeShmc ? shmcName(s.shelf.activeShmc) : 'none';
+  const ipmi = v.endpoints.ipmi ? [{ text: `  IPMI ${v.endpoints.ipmi}` }] : [];
+  // the longest lost split and ShMC label that fit; the IPMI address goes first when nothing else does
+  const forms = lostSplitForms(v.lostByAge);
+  const tries: Seg[][] = [];
+  for (const withIpmi of [true, false]) {
+    for (const f of forms) {
+      const lost: Seg = { text: `  ${f}`, fg: v.lostByAge && v.lostByAge.established > 0 ? 'red' : undefined };
+      tries.push([...segs, ...(t ? [lost] : []), { text: `  active ${shmc}` }, ...(withIpmi ? ipmi : [])]);
+      tries.push([...segs, ...(t ? [lost] : []), { text: `  ${shmc}` }, ...(withIpmi ? ipmi : [])]);
+    }
+  }
+  const pick = tries.find((x) => textLength(x) <= room) ?? tries[tries.length - 1]!;
+  return [...fit(pick, room, true), { text: hint, fg: 'gray' }];
 }
 
 function buildMessage(ui: UiState, l: Layout): Line {
   if (!ui.message) return fit([{ text: '' }], l.width, true);
-  return fit([{ text: `» ${ui.message.text}`, fg: ui.message.level === 'error' ? 'red' : 'yellow' }], l.width, true);
+  return fit([{ text: `» ${shmcNamesIn(ui.message.text)}`, fg: ui.message.level === 'error' ? 'red' : 'yellow' }], l.width, true);
 }
 
 /**

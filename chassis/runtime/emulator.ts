@@ -371,6 +371,7 @@ export class Emulator {
   /** The bundle the TUI and the stats line render. */
   view(): EmulatorView {
     const src = this.sourceView();
+    const lost = this.ha?.lostByAge?.();
     return {
       snapshot: this.shelf.snapshot(),
       traffic: this.monitor.latest,
@@ -379,6 +380,7 @@ export class Emulator {
       events: this.feed.entries(),
       ha: this.ha?.status() ?? [],
       haAvailable: this.ha !== undefined,
+      ...(lost ? { lostByAge: lost } : {}),
       endpoints: this.endpoints,
       ...(src ? { source: src } : {}),
       sessionCapacity: this.dataPlane.sessionCapacity,

@@ -6,7 +6,7 @@
 import type { ChassisSnapshot } from '../model/snapshot.ts';
 import type { DataPlaneStats, RsTable } from '../dataplane/types.ts';
 import type { FeedEntry } from './event-feed.ts';
-import type { HaMemberView } from './ha-seam.ts';
+import type { HaMemberView, LostByAge } from './ha-seam.ts';
 
 /** Where the emulator listens (the `ready` line's addresses). */
 export interface Endpoints {
@@ -43,6 +43,8 @@ export interface EmulatorView {
   events: readonly FeedEntry[];
   /** Live HA member status (empty until the HA layer is wired). */
   ha: readonly HaMemberView[];
+  /** Sessions lost since start by age cohort (lost-by-age.ts); absent without HA session sync. */
+  lostByAge?: LostByAge;
   /** Whether the HA operator actions (switchover, hang) exist in this build. */
   haAvailable: boolean;
   endpoints: Endpoints;

@@ -48,6 +48,7 @@ describe('TUI: HA status overlay', () => {
       );
       expect(screen).toMatch(/│SHARE +OWNER +MEMBER +ROLE +EPOCH +HEARTBEAT +SYNC LAG +WATCHDOG *│/);
       expect(screen).toMatch(/│lb1\/slot3 +slot3 +slot3 +active +1 /);
+      expect(screen).toMatch(/│shmc +ShMC-[AB] +ShMC-A +/); // the TUI names the ShMCs as the front panel does
       expect(screen).toMatch(/│Alarms: none *│/);
       expect(screen).toMatch(/│Sessions lost since start: 0 young \(< 3\.1 s old\), 0 established *│/);
       expect(screen).toMatch(/│Left service since start: 0 planned, 0 unplanned *│/);

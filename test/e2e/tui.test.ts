@@ -108,7 +108,7 @@ describe('atcasim start: the TUI under tmux', () => {
     for (let s = 7; s <= 14; s++) expect(bySlot.get(s)).toMatchObject({ board: '--', state: '' });
     let screen = t.capture();
     expect(total(screen)).toBeGreaterThan(0);
-    expect(screen).toMatch(/mgmt\s+shmc-a M4(?: act)?\s+shmc-b M4/); // with HA, the ShMCs show their roles
+    expect(screen).toMatch(/mgmt\s+ShMC-A M4(?: act)?\s+ShMC-B M4/); // with HA, the ShMCs show their roles
 
     // 2. slot3 is selected (the first processor board); `x` opens its handle.
     expect(screen).toMatch(/^ slot3 {2}Node3/m);

@@ -153,7 +153,9 @@ describe('buildViewModel', () => {
     expect(d[1]).toMatch(/^M4 Active/);
     expect(d.join('\n')).toMatch(/^HA off \(started with --no-ha\)/m);
     expect(d.join('\n')).toMatch(/^traffic \S+ pkt\/s/m);
-    expect(d.join('\n')).toMatch(/^sessions [\d,]+\/4,096 \(\d+\.\d%\) {2}hot hit \d+\.\d% {2}lost \d/m);
+    expect(d.join('\n')).toMatch(/^sessions [\d,]+\/4,096 \(\d+\.\d%\) {2}hot hit \d+\.\d%$/m);
+    // without HA session sync there is no split by age; the data plane's own total keeps its label
+    expect(d.join('\n')).toMatch(/^shelf lost n\/a {2}data plane lost [\d,]+$/m);
     expect(d.join('\n')).toMatch(/^Node3 Temp\s+48 C\s+ok unc 70 uc 80 unr 90$/m);
     expect(d.join('\n')).toMatch(/^Node3 12V\s+12 V\s+ok lc 10\.8 lnc 11\.4 unc 12\.6 uc 13\.2$/m);
     expect(d.join('\n')).toMatch(/^Node3 HotSwap\s+M4$/m);
@@ -173,7 +175,10 @@ describe('buildViewModel', () => {
     expect(lineText(empty.detailTitle)).toContain('empty slot');
     expect(empty.detail.map(lineText)).toEqual(['slot7: empty node slot at physical position 4', 'hardware address 0x47, IPMB-0 0x8e']);
     const shmc = vmOf(em.view(), { selected: 'shmc-b' });
-    expect(shmc.mgmt.find((s) => s.inverse)?.text).toBe('shmc-b');
+    expect(shmc.mgmt.find((s) => s.inverse)?.text).toBe('ShMC-B');
+    expect(lineText(shmc.detailTitle)).toBe(' ShMC-B  shelf manager');
+    const msg = vmOf(em.view(), { selected: 'shmc-b', message: { text: 'shmc-b: hung (stops feeding its watchdog)', level: 'info' } });
+    expect(lineText(msg.message)).toMatch(/^» ShMC-B: hung/);
     expect(shmc.detail.map(lineText)[0]).toBe('ShMC-B shelf manager, site 2, IPMB 0x12');
   });
 
@@ -186,7 +191,7 @@ describe('buildViewModel', () => {
     expect(narrow.front[FRONT_ROWS.indexOf('HA')]!.find((s) => s.text.trim() === 'act')?.fg).toBe('green');
     const vm = vmOf(em.view(), { selected: 'slot5', width: 160 });
     expect(vm.detail.map(lineText).join('\n')).toMatch(/^HA lb2\/slot5 active epoch 2, lb2\/slot6 standby\.hot epoch 2$/m);
-    expect(lineText(vm.mgmt)).toMatch(/shmc-a M4 act/);
+    expect(lineText(vm.mgmt)).toMatch(/ShMC-A M4 act/);
     const wide = vmOf(em.view(), { width: 160, height: 40 });
     expect(frontCells(wide).get('HA')![4]).toBe('act/hot');
   });
@@ -206,7 +211,7 @@ describe('buildViewModel', () => {
     let vm = vmOf(em.view(), { width: 160, height: 80 });
     const ev = vm.events.map(lineText);
     expect(ev.some((t) => /^[0-9a-f]{4} \d\d:\d\d:\d\d slot6 {2}Node6 Health → Critical from less severe$/.test(t))).toBe(true);
-    expect(ev.some((t) => /^[0-9a-f]{4} \d\d:\d\d:\d\d shmc-b ShMC HotSwap → M4$/.test(t))).toBe(true);
+    expect(ev.some((t) => /^[0-9a-f]{4} \d\d:\d\d:\d\d ShMC-B ShMC HotSwap → M4$/.test(t))).toBe(true);
     expect(ev.some((t) => t.endsWith('Node6 HotSwap → M1'))).toBe(true);
     expect(vm.detail).toBeDefined();
     vm = vmOf(em.view(), { selected: 'slot6', width: 160 });
@@ -219,7 +224,7 @@ describe('buildViewModel', () => {
   it('status line: shelf totals, active ShMC, IPMI address, key hint; message line colours', () => {
     const view = { ...em.view(), endpoints: { ipmi: '127.0.0.1:6230', consoles: {} } };
     const vm = vmOf(view, { message: { text: 'slot7: slot7 is empty', level: 'error' } });
-    expect(lineText(vm.status)).toMatch(/^total \S+ pkt\/s {2}\S+ sess {2}lost \S+ {2}ShMC shmc-a {2}IPMI 127\.0\.0\.1:6230\s+\? help$/);
+    expect(lineText(vm.status)).toMatch(/^total \S+ pkt\/s {2}\S+ sess {2}lost n\/a {2}active ShMC-A {2}IPMI 127\.0\.0\.1:6230\s+\? help$/);
     expect(vm.message[0]).toMatchObject({ text: expect.stringContaining('» slot7: slot7 is empty'), fg: 'red' });
     expect(lineText(vm.title)).toMatch(/^ atcasim {2}atcasim-default \| bundled @ 20k pkt\/s \| SEL clock \d\d:\d\d:\d\d UTC/);
   });
@@ -241,4 +246,70 @@ describe('buildViewModel', () => {
     const view = em.view();
     expect(vmOf(view)).toEqual(vmOf(view));
   });
+
+  describe('lost split by age (young / established, the LostByAge of atcasim status)', () => {
+    const withLost = (young: number, established: number): EmulatorView => ({
+      ...em.view(),
+      lostByAge: { young, established, establishedMs: 1500 },
+      endpoints: { ipmi: '127.0.0.1:6230', consoles: {} },
+    });
+
+    it('footer: the split in full at 80 columns and wider, established in red only when some were lost', () => {
+      for (const [w, h] of [[80, 24], [200, 50]] as const) {
+        const vm = vmOf(withLost(12, 0), { width: w, height: h });
+        const text = lineText(vm.status);
+        expect(text).toContain(w >= 200 ? '  lost 12 young / 0 est  ' : '  lost 12y/0e  ');
+        expect(text).toContain('ShMC-A');
+        expect(text).not.toContain('…');
+        expect(vm.status.find((s) => s.text.includes('lost'))?.fg).toBeUndefined();
+      }
+      const bad = vmOf(withLost(3, 2), { width: 200, height: 50 });
+      expect(bad.status.find((s) => s.text.includes('lost'))).toMatchObject({ text: '  lost 3 young / 2 est', fg: 'red' });
+    });
+
+    it('footer: abbreviates the split, then drops the IPMI address, rather than cutting the counts', () => {
+      const big = withLost(34_567, 1_234);
+      const at80 = lineText(vmOf(big, { width: 80 }).status);
+      expect(at80).toMatch(/lost 35k young \/ 1234 est|lost 35ky\/1234e/);
+      const at60 = lineText(vmOf(big, { width: 60 }).status);
+      expect(at60).toContain('lost 35ky/1234e');
+      expect(at60).not.toContain('IPMI');
+      expect(at60).not.toContain('…');
+    });
+
+    it('detail pane: the shelf split beside the board data-plane total, split over two lines when narrow', () => {
+      const wide = vmOf(withLost(12, 0), { width: 200, height: 50 }).detail.map(lineText);
+      expect(wide.join('\n')).toMatch(/^shelf lost 12 young \/ 0 est {2}data plane lost [\d,]+$/m);
+      const narrow = vmOf(withLost(12, 0), { width: 80 }).detail.map(lineText);
+      const i = narrow.findIndex((x) => x.startsWith('shelf lost'));
+      expect(narrow[i]).toMatch(/^shelf lost 12 (young \/ 0 est|y\/0e)/);
+      expect(narrow.join('\n')).toMatch(/data plane lost [\d,]+$/m);
+      expect(narrow.join('\n')).not.toMatch(/lost[^\n]*…/);
+    });
+  });
+
+  it('80×24: HA roles, watchdog, sync lag and alarms wrap whole instead of being cut', () => {
+    em.shelf.roles.set('slot3', 'active', 4, { share: 'lb1/slot3' });
+    em.shelf.roles.set('slot3', 'standby.hot', 4, { share: 'lb1/slot4' });
+    const view: EmulatorView = {
+      ...em.view(),
+      ha: [{ share: 'lb1/slot3', node: 'slot3', role: 'active', epoch: 4, heartbeatAgeMs: 123, watchdogMs: 800, syncLagMs: 12, alarms: ['REDUNDANCY_LOST'] }],
+    };
+    for (const [w, h] of [[80, 24], [200, 50]] as const) {
+      const vm = vmOf(view, { width: w, height: h, selected: 'slot3' });
+      const d = vm.detail.map(lineText).join('\n');
+      const narrow = w < 100;
+      const wants = ['lb1/slot3 active epoch 4', 'lb1/slot4 standby.hot epoch 4', narrow ? 'hb 123 ms' : 'heartbeat 123 ms ago', narrow ? 'wd 0.8 s' : 'watchdog 0.8 s', narrow ? 'lag 12 ms' : 'sync lag 12 ms', 'REDUNDANCY_LOST', 'hot hit '];
+      for (const want of wants) {
+        expect(d, `${w}×${h}: ${want}`).toContain(want);
+      }
+      expect(d).not.toMatch(/(epoch|wd|watchdog|lag|hit)[^\n]*…/);
+      // the sessions and lost lines stay within the pane's first rows (no scrolling needed)
+      const shown = vm.detail.slice(0, vm.layout.paneHeight - 1).map(lineText).join('\n');
+      expect(shown).toMatch(/hot hit \d+\.\d%/);
+      expect(shown).toContain('data plane lost');
+      for (const line of vm.detail) expect(lineText(line).length).toBeLessThanOrEqual(vm.layout.detailWidth - 1);
+    }
+  });
 });
+
