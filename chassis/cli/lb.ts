@@ -133,9 +133,11 @@ async function restore(db: string, text: string): Promise<number> {
   try {
     await callControl(db, 'lb.apply', { edits }, 30_000);
   } catch (e) {
-    const m = e instanceof ControlError ? /^edit (\d+): (.*)$/s.exec(e.message) : null;
-    const line = m ? lines[Number(m[1]) - 1] : undefined;
-    if (e instanceof ControlError && line !== undefined) throw new ControlError(e.code, `restore line ${line}: ${printable(m![2]!)}`);
+    if (!(e instanceof ControlError) || e.code !== 'refused') throw e;
+    // the shelf names the refused edit `edit K:` when it got several; one edit is its only line
+    const m = /^edit (\d+): (.*)$/s.exec(e.message);
+    const line = m ? lines[Number(m[1]) - 1] : lines.length === 1 ? lines[0] : undefined;
+    if (line !== undefined) throw new ControlError(e.code, `restore line ${line}: ${printable(m ? m[2]! : e.message)}`);
     throw e;
   }
   return 0;
