@@ -2,7 +2,34 @@
  * Text helpers of the TUI's view model (ui/view-model.ts): compact numbers, sparklines, the SEL
  * clock, clipping a Line to a width. Pure.
  */
-import type { Line, Seg } from './view-model.ts';
+/** Colours the panels understand (blessed colour names). */
+export type Color =
+  | 'red'
+  | 'green'
+  | 'yellow'
+  | 'blue'
+  | 'magenta'
+  | 'cyan'
+  | 'white'
+  | 'gray'
+  | 'light-red'
+  | 'light-green'
+  | 'light-yellow'
+  | 'light-blue'
+  | 'light-magenta'
+  | 'light-cyan';
+
+/** A run of text with one style. */
+export interface Seg {
+  text: string;
+  fg?: Color;
+  bold?: boolean;
+  inverse?: boolean;
+}
+
+/** One screen line. */
+export type Line = readonly Seg[];
+
 
 /** Compact number: 0, 950, 1.2k, 12k, 123k, 1.2M, 12M (≤ 4 characters below 1e9). */
 export function compact(n: number): string {

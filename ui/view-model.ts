@@ -26,35 +26,10 @@ import { HOT_SWAP_CAUSE_TEXT, M_STATE_NAME, type MState } from '../chassis/model
 import { plannedOutWord } from '../chassis/model/out-of-service.ts';
 import { lostSplitForms, narrowEventText, shmcName, shmcNamesIn } from './lost-text.ts';
 import { wrapGroups } from './wrap.ts';
+import type { Color, Line, Seg } from './text.ts';
 import { cell, compact, fit, grouped, sparkline, clockText, textLength } from './text.ts';
 
-/** Colours the panels understand (blessed colour names). */
-export type Color =
-  | 'red'
-  | 'green'
-  | 'yellow'
-  | 'blue'
-  | 'magenta'
-  | 'cyan'
-  | 'white'
-  | 'gray'
-  | 'light-red'
-  | 'light-green'
-  | 'light-yellow'
-  | 'light-blue'
-  | 'light-magenta'
-  | 'light-cyan';
-
-/** A run of text with one style. */
-export interface Seg {
-  text: string;
-  fg?: Color;
-  bold?: boolean;
-  inverse?: boolean;
-}
-
-/** One screen line. */
-export type Line = readonly Seg[];
+export type { Color, Line, Seg } from './text.ts';
 
 /** What the UI itself holds: selection, terminal size, help overlay, last message, scroll. */
 export interface UiState {

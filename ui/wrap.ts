@@ -3,8 +3,7 @@
  * together is laid out over as many lines as needed, continuation lines indented, so that the
  * key facts (roles, watchdog, alarms) are shown whole instead of cut with an ellipsis. Pure.
  */
-import type { Line, Seg } from './view-model.ts';
-import { fit, textLength } from './text.ts';
+import { fit, textLength, type Line, type Seg } from './text.ts';
 
 /**
  * Lays `groups` out in lines of at most `width` characters, breaking only between groups; a

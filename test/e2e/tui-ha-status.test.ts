@@ -55,6 +55,16 @@ describe('TUI: HA status overlay', () => {
       t.sendKeys('x'); // any key closes (and does not act on the shelf)
       const closed = await t.waitFor((s) => (!s.includes('HEARTBEAT') ? s : undefined), 10_000, 'the overlay to close');
       expect(closed).not.toMatch(/handle opened/);
+      // the main screen: ShMC names, lost split, role, watchdog and hot hit shown whole (no ellipsis on them)
+      expect(closed).toMatch(/mgmt\s+ShMC-A M4/);
+      expect(closed).toMatch(/ lost \d+(?: young \/ |y\/)\d+(?: est|e) /);
+      expect(closed).toMatch(/HA lb1\/slot3 active epoch \d+/);
+      expect(closed).toMatch(/lb1\/slot3: (?:hb \d+ ms, wd|heartbeat \d+ ms ago, watchdog) \d+\.\d s/);
+      expect(closed).toMatch(/hot hit \d+\.\d%/);
+      expect(closed).toMatch(/shelf lost \d+(?: young \/ |y\/)\d+(?: est|e)/);
+      // the detail pane's columns only (the event pane beside it may clip its own text)
+      const detailCols = closed.split('\n').map((l, i, all) => (i >= all.length - 2 ? l : l.slice(0, Math.floor(width * 0.6)))).join('\n');
+      expect(detailCols, closed).not.toMatch(/(?:epoch|watchdog|wd|hot hit|lost|ShMC)[^\n│]*…/);
       t.sendKeys('q');
     }, 180_000);
   }
