@@ -16,7 +16,7 @@ import { loadShelfConfigFile } from './read-file.ts';
 import type { CliContext } from './context.ts';
 import { resolve } from 'node:path';
 import { defaultDbPath } from '../io/data-dir.ts';
-import { SqliteStore } from '../io/sqlite-store.ts';
+import type { SqliteStore } from '../io/sqlite-store.ts';
 
 /** Registers the verb. */
 export function register(program: Command, ctx: CliContext): void {
@@ -31,10 +31,12 @@ export function register(program: Command, ctx: CliContext): void {
     .command('export')
     .description('print the shelf YAML in force (stored in the database, run-time service changes included)')
     .option('--db <file>', 'the database (as given to atcasim start)')
-    .action((o: { db?: string }) => {
+    .action(async (o: { db?: string }) => {
       const file = resolve(o.db ?? defaultDbPath());
       let store: SqliteStore;
       try {
+        // SQLite only for export: `config check` / `print-default` start without it
+        const { SqliteStore } = await import('../io/sqlite-store.ts');
         store = SqliteStore.open(file, { mustExist: true, readonly: true });
       } catch (e) {
         ctx.stderr.write(`atcasim config export: ${(e as Error).message.split('\n')[0]}\n`);
