@@ -42,7 +42,7 @@ describe('atcasim config', () => {
     expect(r.code).toBe(2);
     expect(r.out).toMatch(/^.*good\.yaml: ok: shelf "g"/);
     expect(r.err.split('\n').filter(Boolean)).toEqual([
-      `${bad}:4:23: boards.slot1: unknown key "colour" (expected one of: type, label, site, hardware_address, inventory, sensors, power, fru_control, device, console, fan, capacity_w, fru_size)`,
+      `${bad}:4:23: boards.slot1: unknown key "colour" (expected one of: type, label, site, hardware_address, inventory, sensors, power, fru_control, device, console, fan, capacity_w, fru_size, front_port, back_port)`,
       `${join(dir, 'missing.yaml')}:1:1: no such file`,
       `${dir}:1:1: is a directory, not a shelf YAML file`,
     ]);
