@@ -57,6 +57,8 @@ function quietOnBrokenPipe(out: NodeJS.WriteStream): void {
   pipeWatched = true;
   out.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);
+    // another listener (the TUI's: a vanished terminal's EIO is a hang-up) decides about the rest
+    if (out.listenerCount('error') > 1) return;
     throw e;
   });
 }

@@ -73,7 +73,7 @@ describe.skipIf(!root)('atcasim start --live: real clients and servers through t
     // the appliance's links: every TAP in the router namespace
     cap = spawn('ip', ['netns', 'exec', `${P}-router`, 'dumpcap', '-q', ...[1, 2, 3, 4, 5, 6].flatMap((s) => ['-i', `${P}-s${s}`]), '-w', pcap], { stdio: 'ignore' });
     emu = await startHeadless({ dir, rate: 'capture', args: ['--live', '--prefix', P] });
-  }, 120_000);
+  }, 240_000);
 
   afterAll(async () => {
     await emu?.stop();
@@ -93,14 +93,14 @@ describe.skipIf(!root)('atcasim start --live: real clients and servers through t
     const s = [...seen('dr1', 'dr'), ...seen('dr2', 'dr')];
     expect(s.length).toBe(N);
     expect(new Set(s.map((x) => x.peer))).toEqual(new Set(['198.18.0.2']));
-  }, 120_000);
+  }, 240_000);
 
   it('nat: 2,000 connections split 2:1 (±10 %), the RS sees the client', () => {
     expectShares(split('http://198.18.100.11/', 'nat'), { nat1: 2, nat2: 1 });
     const s = [...seen('nat1', 'nat'), ...seen('nat2', 'nat')];
     expect(s.length).toBe(N);
     expect(new Set(s.map((x) => x.peer))).toEqual(new Set(['198.18.0.2']));
-  }, 120_000);
+  }, 240_000);
 
   it('fullnat: 2,000 connections split 1:1:2 (±10 %), the RS sees a local address (the nat member the client)', () => {
     expectShares(split('http://198.18.100.12/', 'fnat'), { fnat1: 1, fnat2: 1, fnat3: 2 });
@@ -108,14 +108,14 @@ describe.skipIf(!root)('atcasim start --live: real clients and servers through t
     expect(full.length).toBeGreaterThan(N / 3);
     for (const x of full) expect(LOCAL4).toContain(x.peer);
     expect(new Set(seen('fnat3', 'fnat').map((x) => x.peer))).toEqual(new Set(['198.18.0.2']));
-  }, 120_000);
+  }, 240_000);
 
   it('IPv6 fullnat VIP end to end: split 1:3 (±10 %), the RS sees a local IPv6 address', () => {
     expectShares(split('http://[fd00:a7ca:100::12]/', 'six'), { fnat1: 1, fnat2: 3 });
     const s = [...seen('fnat1', 'six'), ...seen('fnat2', 'six')];
     expect(s.length).toBe(N);
     for (const x of s) expect(LOCAL6).toContain(x.peer);
-  }, 120_000);
+  }, 240_000);
 
   it('ping and ping -6 to a VIP are answered', () => {
     const p4 = sh('ip', ['netns', 'exec', `${P}-client`, 'ping', '-c', '3', '-i', '0.2', '-W', '2', '198.18.100.10']);
