@@ -89,15 +89,8 @@ export function backKeyOf(t: Translation, proto: number): string {
 /** A copy of a packet's tuple (what the board keys its session by). */
 export function copyTuple(from: FlowTuple): FlowTuple {
   const t = new FlowTuple();
-  t.family = from.family;
-  t.src.set(from.src);
-  t.dst.set(from.dst);
-  t.proto = from.proto;
-  t.hasPorts = from.hasPorts;
-  t.sport = from.sport;
-  t.dport = from.dport;
+  t.copyFrom(from);
   t.fragment = false;
-  t.tcpFlags = from.tcpFlags;
   return t;
 }
 
